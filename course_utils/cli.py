@@ -1,0 +1,132 @@
+"""The `course` command: release, execute, autograde, validate, catalogue, demo."""
+import argparse
+import sys
+from pathlib import Path
+
+from course_utils.course import Course, CourseError
+from course_utils.device import CHOICES
+
+
+def _release(args, course):
+    from course_utils import release
+
+    ids = course.select(args.ids)
+    if args.check:
+        stale = release.check(course, ids)
+        for aid, reasons in stale.items():
+            print(f"out of date: notebooks/{aid}/: " + "; ".join(reasons))
+        if stale:
+            print(f"{len(stale)} notebook(s) out of date: run `course release {' '.join(stale)}`, "
+                  "then commit notebooks/.")
+            return 1
+        print(f"notebooks/ is in sync with solutions/ ({len(ids)} notebooks).")
+        return 0
+    for aid in release.release(course, ids):
+        print(f"released notebooks/{aid}/")
+    return 0
+
+
+def _execute(args, course):
+    from course_utils.execute import execute
+    from course_utils.report import execution_table
+
+    runs = execute(course, course.select(args.ids), device=args.device, fast=args.fast, seed=args.seed)
+    print(execution_table(runs))
+    failed = [r for r in runs if r.status != "ok"]
+    for run in failed:
+        print(f"FAILED {run.notebook}: {run.detail} (executed copy: {run.output})")
+    return 1 if failed else 0
+
+
+def _autograde(args, course):
+    from course_utils.grading import autograde
+    from course_utils.report import grade_rows_table
+
+    rows = autograde(course, course.select(args.ids) if args.ids else None)
+    print(grade_rows_table(rows))
+    print(f"wrote {course.root / 'reports' / 'grades.csv'}")
+    return 0
+
+
+def _validate(args, course):
+    from course_utils.validate import describe, validate
+
+    results = validate(args.path, invert=args.invert)
+    for line in describe(results, invert=args.invert):
+        print(line)
+    bad = results.get("type_changed") or results.get("changed") or results.get(
+        "passed" if args.invert else "failed")
+    return 1 if bad else 0
+
+
+def _catalogue(args, course):
+    from course_utils import catalogue
+    from course_utils.report import catalogue_table
+
+    verdicts = catalogue.run(course, course.select(args.ids), workers=args.workers)
+    print(catalogue_table(verdicts))
+    misses = [v for v in verdicts if not v.ok]
+    wrong = [v for v in verdicts if v.expected == "less"]
+    right = [v for v in verdicts if v.expected == "full" and v.entry.startswith("right_")]
+    print(f"{len(wrong)} wrong answers ({sum(v.ok for v in wrong)} caught), "
+          f"{len(right)} right answers ({sum(v.ok for v in right)} kept full marks), {len(misses)} misses.")
+    return 1 if misses else 0
+
+
+def _demo(args, course):
+    from course_utils.demo import demo
+
+    return 0 if demo(course) else 1
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="course", description="Attention, Graded: the course's tools.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    ids_help = "notebook ids (or their two-digit prefixes); all when none"
+
+    p = sub.add_parser("release", help="make notebooks/ from solutions/ with nbgrader")
+    p.add_argument("ids", nargs="*", help=ids_help)
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 naming stale notebooks")
+    p.set_defaults(run=_release)
+
+    p = sub.add_parser("execute", help="run solution notebooks with papermill into build/executed/")
+    p.add_argument("ids", nargs="*", help=ids_help)
+    p.add_argument("--device", choices=CHOICES, default="auto")
+    p.add_argument("--fast", action="store_true", help="small sizes and short training (what CI runs)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_execute)
+
+    p = sub.add_parser("autograde", help="grade submitted/ into the gradebook; write reports/grades.csv")
+    p.add_argument("ids", nargs="*", help=ids_help)
+    p.set_defaults(run=_autograde)
+
+    p = sub.add_parser("validate", help="check one notebook as the Validate button does")
+    p.add_argument("path", type=Path, help="the notebook to validate")
+    p.add_argument("--invert", action="store_true", help="report tests that pass (for blank releases)")
+    p.set_defaults(run=_validate, needs_course=False)
+
+    p = sub.add_parser("catalogue", help="grade the bug catalogue: wrong answers must lose points")
+    p.add_argument("ids", nargs="*", help=ids_help)
+    p.add_argument("--workers", type=int, default=2, help="assignments graded at once")
+    p.set_defaults(run=_catalogue)
+
+    p = sub.add_parser("demo", help="the main job: release check, execute, grade a sample class")
+    p.set_defaults(run=_demo)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        course = Course.here() if getattr(args, "needs_course", True) else None
+        return args.run(args, course)
+    except CourseError as error:
+        print(f"course {args.command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""`course demo`: the course's main job, end to end, on an embedded sample class.
+
+1. check the release is in sync with the solutions;
+2. execute every solution notebook (fast on a CPU, full on a CUDA GPU);
+3. build a sample class in build/demo-class/ (a scratch course root with its own SQLite
+   gradebook): ada hands in perfect answers, alan the blank release, grace makes one
+   plausible mistake per graded notebook (taken from the bug catalogue);
+4. autograde it with nbgrader, print the score table and save grades.csv.
+"""
+import shutil
+import time
+
+import torch
+
+from course_utils import catalogue, release, submissions
+from course_utils.course import Course
+from course_utils.execute import execute
+from course_utils.grading import autograde, submission_path
+from course_utils.nbgrader_runner import generate, make_scratch_root
+from course_utils.report import execution_table, score_table
+
+STUDENTS = {
+    "ada": "hands in the instructor's answers",
+    "alan": "hands in the blank release",
+    "grace": "makes one plausible mistake per graded notebook",
+}
+
+
+def _first_mistake(course, aid):
+    wrong = [e for e in catalogue.load(course, aid) if e.kind == "wrong"]
+    return wrong[0] if wrong else None
+
+
+def build_class(course: Course, ids, folder):
+    """The sample class as nbgrader submissions in a scratch course root at `folder`."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    scratch = make_scratch_root(course, folder, ids)
+    mistakes = {}
+    for aid in ids:
+        generate(scratch, aid)
+        release_nb = submissions.read(scratch.release(aid))
+        solution_nb = submissions.read(course.solution(aid))
+        mistake = _first_mistake(course, aid)
+        handed_in = {
+            "ada": submissions.perfect(release_nb, solution_nb),
+            "alan": release_nb,
+            "grace": (submissions.with_answers(release_nb, solution_nb, {mistake.grade_id: mistake.path.read_text()})
+                      if mistake else submissions.perfect(release_nb, solution_nb)),
+        }
+        if mistake:
+            mistakes[aid] = mistake
+        for student, nb in handed_in.items():
+            submissions.write(nb, submission_path(scratch, student, aid))
+    return scratch, mistakes
+
+
+def demo(course: Course):
+    ids = course.ids()
+    ok = True
+    started = time.perf_counter()
+
+    print(f"[1/4] Release check: is notebooks/ what solutions/ gives? ({len(ids)} notebooks)")
+    stale = release.check(course, ids)
+    for aid, reasons in stale.items():
+        print(f"      out of date: {aid}: {'; '.join(reasons)}  (run `course release {aid}`)")
+    print("      in sync" if not stale else "      NOT in sync")
+    ok &= not stale
+
+    gpu = torch.cuda.is_available()
+    mode = "full mode on the GPU" if gpu else "fast mode on the CPU"
+    print(f"\n[2/4] Executing every solution notebook ({mode})")
+    runs = execute(course, ids, device="cuda" if gpu else "cpu", fast=not gpu)
+    print(execution_table(runs))
+    ok &= all(r.status == "ok" for r in runs)
+
+    folder = course.root / "build" / "demo-class"
+    print(f"\n[3/4] Sample class in {folder.relative_to(course.root)}/ (a course root with its own gradebook.db)")
+    scratch, mistakes = build_class(course, ids, folder)
+    for student, what in STUDENTS.items():
+        print(f"      {student:6} {what}")
+    for aid, mistake in mistakes.items():
+        print(f"      grace, {aid} / {mistake.grade_id}: {mistake.doc}")
+
+    print("\n[4/4] Autograding the class with nbgrader")
+    rows = autograde(scratch)
+    print(score_table(rows, ids))
+    print(f"      grades: {(scratch.root / 'reports' / 'grades.csv').relative_to(course.root)}")
+    ok &= _as_expected(rows, mistakes)
+
+    minutes = (time.perf_counter() - started) / 60
+    print(f"\nDemo {'passed' if ok else 'FAILED'} in {minutes:.1f} min.")
+    return ok
+
+
+def _as_expected(rows, mistakes):
+    """ada full marks, alan zero, grace below full wherever she made a mistake."""
+    good = True
+    for row in rows:
+        expected = {"ada": row.score == row.max_score and row.status == "graded",
+                    "alan": row.score == 0,
+                    "grace": row.score < row.max_score if row.assignment in mistakes else True}[row.student_id]
+        if not expected:
+            print(f"      unexpected: {row.student_id} scored {row.score:g}/{row.max_score:g} on {row.assignment}"
+                  f" ({row.status}: {row.detail})")
+            good = False
+    return good

@@ -1,0 +1,44 @@
+"""Grading made-up classes in a scratch course root (for the demo, the catalogue and tests).
+
+A submission is described by a function of (release notebook, solution notebook) that
+returns the notebook the "student" hands in; see `submissions` for the usual ones.
+"""
+from course_utils import submissions
+from course_utils.course import Course
+from course_utils.grading import collect, grade_assignment, submission_path
+from course_utils.nbgrader_runner import generate, make_scratch_root
+
+
+def blank(release_nb, solution_nb):
+    return release_nb
+
+
+def perfect(release_nb, solution_nb):
+    return submissions.perfect(release_nb, solution_nb)
+
+
+def answers(replacements):
+    """A submission that is perfect except for the given answer cells {grade_id: source}."""
+    def make(release_nb, solution_nb):
+        return submissions.with_answers(release_nb, solution_nb, replacements)
+    return make
+
+
+def grade_class(course: Course, aid, class_, folder):
+    """Grade {student_id: make_submission} for `aid` in a scratch root at `folder`.
+
+    Returns {student_id: GradeRow}. Every student of one assignment is graded in one
+    nbgrader run, as an instructor would grade a class.
+    """
+    scratch = make_scratch_root(course, folder, [aid])
+    generate(scratch, aid)
+    release_nb = submissions.read(scratch.release(aid))
+    solution_nb = submissions.read(course.solution(aid))
+    for student, make in class_.items():
+        submissions.write(make(release_nb, solution_nb), submission_path(scratch, student, aid))
+    result = grade_assignment(scratch, aid)
+    rows = {row.student_id: row for row in collect(scratch, aid, list(class_))}
+    for row in rows.values():
+        if row.status == "error":
+            row.detail += "\n" + result.log[-3000:]
+    return rows

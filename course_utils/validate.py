@@ -1,0 +1,55 @@
+"""`course validate`: what JupyterLab's Validate button does, from a terminal."""
+from pathlib import Path
+
+from nbgrader.validator import Validator
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from course_utils.course import CourseError, find_root
+
+
+def _config_near(path: Path):
+    try:
+        root = find_root(path.parent)
+    except CourseError:
+        return Config()  # a notebook outside the course: nbgrader's defaults
+    return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+
+
+def validate(path, invert=False):
+    """Run the notebook as nbgrader's Validate does; return nbgrader's result dictionary.
+
+    Keys: `failed` (test cells that fail), `changed` (locked cells edited), `type_changed`,
+    and with invert=True `passed` (tests that pass although they should not).
+    """
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise CourseError(f"No notebook at {path}. Give the path of a .ipynb file, e.g. "
+                          "notebooks/01_queries_keys_values/01_queries_keys_values.ipynb.")
+    validator = Validator(config=_config_near(path))
+    validator.invert = invert
+    return validator.validate(str(path))
+
+
+def describe(results, invert=False):
+    """Lines a student can act on."""
+    if results.get("type_changed"):
+        return ["Some cells changed type (code <-> markdown); change them back:"] + \
+               [f"  - {c['source'][:70]!r}" for c in results["type_changed"]]
+    if results.get("changed"):
+        return [f"{len(results['changed'])} locked cell(s) were edited. Undo those edits "
+                "(or copy your answers into a fresh copy of the notebook):"] + \
+               [f"  - {c['source'].splitlines()[0][:70]!r}" for c in results["changed"]]
+    if invert:
+        passed = results.get("passed", [])
+        return [f"{len(passed)} test cell(s) pass on this notebook."]
+    failed = results.get("failed", [])
+    if not failed:
+        return ["Success! Every visible test passes. (Hidden tests run when you are graded.)"]
+    lines = [f"{len(failed)} test cell(s) fail:"]
+    for cell in failed:
+        first = cell["source"].splitlines()[0] if cell["source"] else "(empty cell)"
+        error = (cell.get("raw_error") or "").strip().splitlines()
+        lines.append(f"  - cell starting {first[:60]!r}")
+        lines.extend(f"      {line}" for line in error[-3:])
+    return lines

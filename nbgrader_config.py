@@ -1,0 +1,38 @@
+"""nbgrader configuration for Attention, Graded.
+
+The course root is this folder (the repository root). Instructors edit `solutions/`
+(nbgrader's source) and release into `notebooks/` with `course release`.
+"""
+import os
+
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+
+c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+c.CourseDirectory.course_id = "attention-graded"
+c.CourseDirectory.root = ROOT
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+# The built-in SQLite gradebook lives at the course root and is ignored by git.
+c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "gradebook.db")
+
+# Training cells in notebook 07 run for minutes on a CPU; graded runs use fast mode
+# (the kernel sees NBGRADER_EXECUTION), so 10 minutes per cell is a generous ceiling.
+c.Execute.timeout = 600
+c.Execute.kernel_name = "python3"
+
+# What a student sees in place of each removed answer.
+c.ClearSolutions.code_stub = {
+    "python": "# YOUR CODE HERE: replace this line with your implementation.\n"
+    "raise NotImplementedError(\"Write your answer in this cell, then run the test cell below it.\")",
+}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE: replace this text with your answer."
+
+# A student who deletes a test cell gets it back at grading time (and loses nothing).
+c.OverwriteCells.add_missing_cells = True
+
+# Feedback shows scores and the visible tests, never the hidden ones.
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]

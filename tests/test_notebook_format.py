@@ -1,0 +1,62 @@
+"""Source and release notebooks are clean nbformat 4.5 files that nbgrader and papermill can use."""
+import ast
+
+import nbformat
+import pytest
+
+from conftest import COURSE, IDS
+
+SOURCES = [COURSE.solution(aid) for aid in IDS]
+RELEASES = [COURSE.release(aid) for aid in IDS]
+
+
+def _meta(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+@pytest.mark.parametrize("path", SOURCES + RELEASES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_clean_nbformat_45(path):
+    nb = nbformat.read(str(path), as_version=4)
+    nbformat.validate(nb)
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5)
+    ids = [c.id for c in nb.cells]
+    assert len(ids) == len(set(ids)), "cell ids must be unique"
+    assert nb.metadata.kernelspec.name == "python3"
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None, f"cell {i} was saved with outputs"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.parent.name)
+def test_parameters_cell(path):
+    nb = nbformat.read(str(path), as_version=4)
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, "exactly one cell tagged 'parameters'"
+    names = {t.id for node in ast.parse(tagged[0].source).body if isinstance(node, ast.Assign)
+             for t in node.targets}
+    assert names == {"device", "fast", "seed"}
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.parent.name)
+def test_grade_cells_are_locked_scored_and_end_with_a_statement(path):
+    nb = nbformat.read(str(path), as_version=4)
+    grade_ids = [_meta(c)["grade_id"] for c in nb.cells if _meta(c)]
+    assert len(grade_ids) == len(set(grade_ids)), "grade_ids must be unique"
+    for cell in nb.cells:
+        meta = _meta(cell)
+        if meta.get("grade") and not meta.get("solution"):
+            assert meta["locked"] and meta["points"] > 0, meta["grade_id"]
+            body = ast.parse(cell.source).body
+            # A test cell whose last line is an expression gives that value as partial credit.
+            assert not (isinstance(body[-1], ast.Expr) and not isinstance(body[-1].value, ast.Call)), \
+                f"{meta['grade_id']} ends with an expression"
+        if meta.get("solution") and cell.cell_type == "code":
+            assert "### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.parent.name)
+def test_notebook_opens_and_closes_for_the_student(path):
+    nb = nbformat.read(str(path), as_version=4)
+    markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert markdown[0].startswith("# "), "the first cell is the notebook's title"
+    assert "## What you learned" in markdown[-1], "the last cell sums up what was learned"

@@ -1,0 +1,54 @@
+"""The README's commands are the ones CI runs, and each one is exercised by a test."""
+import re
+
+from conftest import ROOT
+from course_utils.cli import build_parser
+
+README = (ROOT / "README.md").read_text()
+
+# Each command the README shows, and the test that runs it.
+EXERCISED_BY = {
+    "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/course demo": "test_demo.py",
+    'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -n 2': ".ci/run",
+    ".venv/bin/jupyter lab notebooks/": "test_lab.py",
+    ".venv/bin/course validate notebooks/01_queries_keys_values/01_queries_keys_values.ipynb": "test_cli.py",
+    ".venv/bin/course release": "test_release.py",
+    "course release 02": "test_release.py",
+    "course release": "test_release.py",
+    "course release --check": "test_release.py",
+    "course autograde": "test_autograde.py",
+    "course demo": "test_demo.py",
+    ".venv/bin/course release --check": "test_release.py",
+    ".venv/bin/course execute --fast": "test_execute.py",
+    ".venv/bin/course autograde": "test_autograde.py",
+    ".venv/bin/nbgrader generate_feedback 01_queries_keys_values": "test_autograde.py",
+    ".venv/bin/course catalogue": "test_cli.py",
+}
+
+
+def _readme_commands():
+    blocks = re.findall(r"```bash\n(.*?)```", README, flags=re.S)
+    inline = re.findall(r"`((?:\.venv/bin/|course )[^`]*)`", README)
+    return {line.strip() for block in blocks for line in block.splitlines() if line.strip()} | set(inline)
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    test_command = next(c for c in _readme_commands() if "pytest" in c)
+    assert test_command in ci.splitlines(), ".ci/run must run the README's test command verbatim"
+
+
+def test_every_readme_command_is_exercised():
+    unmapped = _readme_commands() - set(EXERCISED_BY)
+    assert not unmapped, f"README commands no test exercises: {unmapped}"
+    for command, where in EXERCISED_BY.items():
+        assert command in README, f"stale entry: {command}"
+        path = ROOT / where if where.startswith(".ci") else ROOT / "tests" / where
+        assert path.is_file(), where
+
+
+def test_readme_course_subcommands_exist():
+    parser = build_parser()
+    known = set(parser._subparsers._group_actions[0].choices)
+    used = set(re.findall(r"`(?:\.venv/bin/)?course (\w+)", README))
+    assert used <= known, f"README uses unknown course subcommands: {used - known}"
