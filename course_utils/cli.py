@@ -42,7 +42,11 @@ def _autograde(args, course):
     from course_utils.grading import autograde
     from course_utils.report import grade_rows_table
 
-    rows = autograde(course, course.select(args.ids) if args.ids else None)
+    from course_utils.jobs import Limits
+
+    limits = Limits(cell_seconds=args.cell_timeout, job_seconds=args.timeout, memory_bytes=int(args.memory_gb * 2**30))
+    rows = autograde(course, course.select(args.ids) if args.ids else None, workers=args.workers,
+                     scheduler=args.scheduler, db_url=args.db_url, force=args.force, limits=limits)
     print(grade_rows_table(rows))
     print(f"wrote {course.root / 'reports' / 'grades.csv'}")
     return 0
@@ -98,6 +102,14 @@ def build_parser():
 
     p = sub.add_parser("autograde", help="grade submitted/ into the gradebook; write reports/grades.csv")
     p.add_argument("ids", nargs="*", help=ids_help)
+    p.add_argument("--workers", type=int, default=1, help="submissions graded at once (default 1)")
+    p.add_argument("--scheduler", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="grade on a Dask cluster at ADDRESS (tcp://host:8786); alone: a local Dask cluster")
+    p.add_argument("--db-url", default=None, help="SQLAlchemy URL of the gradebook (default: the course's SQLite)")
+    p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
+    p.add_argument("--cell-timeout", type=int, default=120, help="seconds one cell may run (default 120)")
+    p.add_argument("--timeout", type=int, default=600, help="seconds one submission may take (default 600)")
+    p.add_argument("--memory-gb", type=float, default=4.0, help="memory limit of a student's kernel (default 4)")
     p.set_defaults(run=_autograde)
 
     p = sub.add_parser("validate", help="check one notebook as the Validate button does")

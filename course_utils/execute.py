@@ -12,6 +12,8 @@ from tqdm.auto import tqdm
 from course_utils.course import Course
 
 CELL_TIMEOUT_S = 900  # the longest cell is training in notebook 07 (full mode)
+# The kernel's own log (e.g. ipykernel's warning about unencrypted local TCP) is noise here.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 
 @dataclass
@@ -47,7 +49,7 @@ def execute(course: Course, ids, device="auto", fast=True, seed=0, out_dir=None)
             papermill.execute_notebook(
                 str(source), str(target), parameters={"device": device, "fast": bool(fast), "seed": seed},
                 kernel_name="python3", cwd=str(source.parent), progress_bar=False,
-                execution_timeout=CELL_TIMEOUT_S)
+                execution_timeout=CELL_TIMEOUT_S, extra_arguments=QUIET_KERNEL)
             runs.append(Run(aid, "ok", time.perf_counter() - start, output=target))
         except Exception as exc:  # noqa: BLE001  (any failure is reported; the rest still run)
             runs.append(Run(aid, "failed", time.perf_counter() - start, _failure(exc), target))

@@ -14,8 +14,9 @@ def course_settings(course: Course):
     return db_url, coursedir.get("course_id") or ""
 
 
-def max_score(course: Course, aid):
-    db_url, course_id = course_settings(course)
+def max_score(course: Course, aid, db_url=None):
+    default_db, course_id = course_settings(course)
+    db_url = db_url or default_db
     with Gradebook(db_url, course_id) as gb:
         return float(gb.find_assignment(aid).max_score)
 

@@ -73,11 +73,17 @@ def make_scratch_root(course: Course, folder, ids):
     return Course(folder)
 
 
-def generate(course: Course, aid, release_dir=None):
-    """Generate the student version of `aid` (into release_dir, default the course's notebooks/)."""
+def generate(course: Course, aid, release_dir=None, db_url=None):
+    """Generate the student version of `aid` (into release_dir, default the course's notebooks/).
+
+    nbgrader also records the assignment, its cells and points, in the gradebook
+    (the course's own, or `db_url`).
+    """
     args = ["generate_assignment", aid, "--force", "--create"]
     if release_dir is not None:
         args.append(f"--CourseDirectory.release_directory={release_dir}")
+    if db_url is not None:
+        args.append(f"--CourseDirectory.db_url={db_url}")
     result = run_nbgrader(course.root, *args)
     if not result.ok:
         raise CourseError(f"nbgrader could not generate {aid} from {course.solution(aid)}:\n"

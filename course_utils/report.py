@@ -28,8 +28,13 @@ def score_table(rows, ids):
 
 
 def grade_rows_table(rows):
-    return tabulate([(r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.detail)
-                     for r in rows], headers=["student", "assignment", "score", "max", "status", "detail"])
+    return tabulate([(r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status,
+                      _short(r.detail), _short("; ".join(r.flags)))
+                     for r in rows], headers=["student", "assignment", "score", "max", "status", "detail", "flags"])
+
+
+def _short(text, width=60):
+    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def catalogue_table(verdicts):

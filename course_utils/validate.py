@@ -1,4 +1,5 @@
 """`course validate`: what JupyterLab's Validate button does, from a terminal."""
+import re
 from pathlib import Path
 
 from nbgrader.validator import Validator
@@ -31,6 +32,9 @@ def validate(path, invert=False):
     return validator.validate(str(path))
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def describe(results, invert=False):
     """Lines a student can act on."""
     if results.get("type_changed"):
@@ -49,7 +53,7 @@ def describe(results, invert=False):
     lines = [f"{len(failed)} test cell(s) fail:"]
     for cell in failed:
         first = cell["source"].splitlines()[0] if cell["source"] else "(empty cell)"
-        error = (cell.get("raw_error") or "").strip().splitlines()
+        error = ANSI.sub("", cell.get("raw_error") or "").strip().splitlines()
         lines.append(f"  - cell starting {first[:60]!r}")
         lines.extend(f"      {line}" for line in error[-3:])
     return lines

@@ -1,0 +1,11 @@
+"""Takes the keys from x even when a context is given (only the values come from the context)."""
+class QKVProjection(nn.Module):
+    def __init__(self, d_model, d_k, d_v):
+        super().__init__()
+        self.w_q = nn.Linear(d_model, d_k, bias=False)
+        self.w_k = nn.Linear(d_model, d_k, bias=False)
+        self.w_v = nn.Linear(d_model, d_v, bias=False)
+
+    def forward(self, x, context=None):
+        source = x if context is None else context
+        return self.w_q(x), self.w_k(x), self.w_v(source)

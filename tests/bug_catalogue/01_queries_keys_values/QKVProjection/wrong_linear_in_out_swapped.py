@@ -1,0 +1,11 @@
+"""Writes nn.Linear(d_k, d_model): in and out features swapped."""
+class QKVProjection(nn.Module):
+    def __init__(self, d_model, d_k, d_v):
+        super().__init__()
+        self.w_q = nn.Linear(d_k, d_model, bias=False)
+        self.w_k = nn.Linear(d_k, d_model, bias=False)
+        self.w_v = nn.Linear(d_v, d_model, bias=False)
+
+    def forward(self, x, context=None):
+        source = x if context is None else context
+        return self.w_q(x), self.w_k(source), self.w_v(source)

