@@ -1,0 +1,9 @@
+"""Treats True as "masked out" (nn.MultiheadAttention's key_padding_mask convention)."""
+def scaled_dot_product_attention(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    if mask is not None:
+        weights = weights.masked_fill(mask.all(dim=-1, keepdim=True), 0.0)
+    return weights @ value, weights

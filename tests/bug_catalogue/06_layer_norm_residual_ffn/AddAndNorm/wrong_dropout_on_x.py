@@ -1,0 +1,9 @@
+"""Drops out the residual input x instead of the sublayer's output."""
+class AddAndNorm(nn.Module):
+    def __init__(self, d_model, dropout=0.1):
+        super().__init__()
+        self.norm = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x, sublayer):
+        return self.norm(self.dropout(x) + sublayer(x))

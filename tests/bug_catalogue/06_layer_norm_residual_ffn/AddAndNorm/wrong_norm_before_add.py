@@ -1,0 +1,9 @@
+"""Normalises the sublayer output and then adds x: x + norm(dropout(sublayer(x)))."""
+class AddAndNorm(nn.Module):
+    def __init__(self, d_model, dropout=0.1):
+        super().__init__()
+        self.norm = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x, sublayer):
+        return x + self.norm(self.dropout(sublayer(x)))

@@ -1,0 +1,9 @@
+"""Pre-norm instead of the paper's post-norm: x + dropout(sublayer(norm(x)))."""
+class AddAndNorm(nn.Module):
+    def __init__(self, d_model, dropout=0.1):
+        super().__init__()
+        self.norm = nn.LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x, sublayer):
+        return x + self.dropout(sublayer(self.norm(x)))

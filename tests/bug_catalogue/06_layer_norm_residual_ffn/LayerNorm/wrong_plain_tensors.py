@@ -1,0 +1,12 @@
+"""Stores weight and bias as plain tensors, not nn.Parameters: they are never trained."""
+class LayerNorm(nn.Module):
+    def __init__(self, d_model, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = torch.ones(d_model)
+        self.bias = torch.zeros(d_model)
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        var = ((x - mean) ** 2).mean(dim=-1, keepdim=True)
+        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias

@@ -1,0 +1,12 @@
+"""Uses GELU (as in BERT and GPT) instead of the paper's ReLU."""
+import torch.nn.functional as F
+
+class PositionwiseFeedForward(nn.Module):
+    def __init__(self, d_model, d_ff, dropout=0.1):
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.linear2(self.dropout(F.gelu(self.linear1(x))))
