@@ -1,0 +1,23 @@
+"""Raises the ValueError, but its message names neither d_model's nor num_heads' value."""
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads, dropout=0.0):
+        super().__init__()
+        if d_model % num_heads != 0:
+            raise ValueError("d_model must be divisible by num_heads")
+        self.num_heads = num_heads
+        self.w_q = nn.Linear(d_model, d_model)
+        self.w_k = nn.Linear(d_model, d_model)
+        self.w_v = nn.Linear(d_model, d_model)
+        self.w_o = nn.Linear(d_model, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, query, key, value, mask=None):
+        q = split_heads(self.w_q(query), self.num_heads)
+        k = split_heads(self.w_k(key), self.num_heads)
+        v = split_heads(self.w_v(value), self.num_heads)
+        heads, weights = scaled_dot_product_attention(q, k, v, mask)
+        self.attention_weights = weights
+        if self.training and self.dropout.p > 0:
+            heads = self.dropout(weights) @ v
+        return self.w_o(merge_heads(heads))
