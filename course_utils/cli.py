@@ -77,6 +77,45 @@ def _catalogue(args, course):
     return 1 if misses else 0
 
 
+def _feedback(args, course):
+    from course_utils.feedback import feedback
+
+    made = feedback(course, course.select(args.ids))
+    for path in made:
+        print(f"wrote {path.relative_to(course.root)}")
+    return 0
+
+
+def _report(args, course):
+    from tabulate import tabulate
+
+    from course_utils.class_report import histograms, pass_rates
+
+    rates, scores = pass_rates(course, course.select(args.ids), db_url=args.db_url)
+    if not rates:
+        raise CourseError("The gradebook holds no graded submission yet: run `course autograde` first.")
+    print(tabulate([(a, cell, n, ok, f"{100 * rate:.0f}%") for a, cell, n, ok, rate in rates],
+                   headers=["assignment", "test cell", "submissions", "full marks", "pass rate"]))
+    for path in histograms(scores, course.root / "reports"):
+        print(f"wrote {path.relative_to(course.root)}")
+    return 0
+
+
+def _bench(args, course):
+    from tabulate import tabulate
+
+    if args.what == "grade":
+        from course_utils.bench_grade import bench
+
+        graded = [aid for aid in course.ids() if aid != "00_welcome"]
+        ids = course.select(args.ids) if args.ids else (graded[:2] if args.quick else graded)
+        students = args.students or (2 if args.quick else 8)
+        rows, per_student = bench(course, ids, students, sorted({1, args.workers}))
+        print(tabulate(rows, headers=["workers", "submissions", "seconds", "per minute", "speedup"]))
+        print(f"one student's submission of {len(ids)} notebooks on one worker: {per_student:.1f} s")
+    return 0
+
+
 def _demo(args, course):
     from course_utils.demo import demo
 
@@ -121,6 +160,23 @@ def build_parser():
     p.add_argument("ids", nargs="*", help=ids_help)
     p.add_argument("--workers", type=int, default=2, help="assignments graded at once")
     p.set_defaults(run=_catalogue)
+
+    p = sub.add_parser("feedback", help="write per-student HTML feedback (no hidden tests) under feedback/")
+    p.add_argument("ids", nargs="*", help=ids_help)
+    p.set_defaults(run=_feedback)
+
+    p = sub.add_parser("report", help="per-exercise pass rates and score histograms (reports/)")
+    p.add_argument("ids", nargs="*", help=ids_help)
+    p.add_argument("--db-url", default=None, help="the gradebook to read (default: the course's SQLite)")
+    p.set_defaults(run=_report)
+
+    p = sub.add_parser("bench", help="benchmarks that print a table")
+    p.add_argument("what", choices=["grade"], help="grade: grading throughput at 1 and N workers")
+    p.add_argument("ids", nargs="*", help=ids_help)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--students", type=int, default=None)
+    p.add_argument("--quick", action="store_true", help="a small run (what the test suite uses)")
+    p.set_defaults(run=_bench)
 
     p = sub.add_parser("demo", help="the main job: release check, execute, grade a sample class")
     p.set_defaults(run=_demo)

@@ -196,4 +196,23 @@ def _run_in(private: Path, job: GradeJob, prepared, result: JobResult):
     result.detail = ("failed: " + ", ".join(failed)) if failed else "all tests passed"
     if prepared.notes:
         result.detail += "; " + "; ".join(prepared.notes)
-    result.autograded = graded.read_text()
+    result.autograded = cap_outputs(graded.read_text())
+
+
+MAX_OUTPUT_CHARS = 20_000
+
+
+def cap_outputs(notebook_json, limit=MAX_OUTPUT_CHARS):
+    """Shorten every output longer than `limit` characters (nbgrader's LimitOutput counts only lines)."""
+    import nbformat
+
+    nb = nbformat.reads(notebook_json, as_version=4)
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if "text" in output and len(output["text"]) > limit:
+                cut = len(output["text"]) - limit
+                output["text"] = output["text"][:limit] + f"\n... [{cut} more characters cut by the grader]\n"
+            for kind, value in output.get("data", {}).items():
+                if isinstance(value, str) and len(value) > limit and kind.startswith("text/"):
+                    output["data"][kind] = value[:limit] + "\n... [cut by the grader]"
+    return nbformat.writes(nb)

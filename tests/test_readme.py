@@ -20,8 +20,15 @@ EXERCISED_BY = {
     "course demo": "test_demo.py",
     ".venv/bin/course release --check": "test_release.py",
     ".venv/bin/course execute --fast": "test_execute.py",
-    ".venv/bin/course autograde": "test_autograde.py",
-    ".venv/bin/nbgrader generate_feedback 01_queries_keys_values": "test_autograde.py",
+    ".venv/bin/course autograde --workers 2": "test_grading_scale.py",
+    ".venv/bin/course feedback": "test_grading_scale.py",
+    ".venv/bin/course report": "test_grading_scale.py",
+    ".venv/bin/course bench grade": "test_grading_scale.py",
+    "course autograde --workers N": "test_grading_scale.py",
+    "course autograde --scheduler tcp://HOST:8786": "test_grading_scale.py",
+    "course autograde --scheduler": "test_grading_scale.py",
+    "course feedback": "test_grading_scale.py",
+    "course report": "test_grading_scale.py",
     ".venv/bin/course catalogue": "test_cli.py",
 }
 

@@ -1,0 +1,45 @@
+"""`course bench grade`: grading throughput on a synthetic class, at 1 and at N workers."""
+import shutil
+import time
+
+from course_utils import catalogue, submissions
+from course_utils.course import Course
+from course_utils.grading import autograde, submission_path
+from course_utils.nbgrader_runner import generate, make_scratch_root
+
+
+def synthetic_class(course: Course, ids, students, folder):
+    """`students` students x `ids`: every other one perfect, the rest one catalogued mistake each."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    scratch = make_scratch_root(course, folder, ids)
+    for aid in ids:
+        generate(scratch, aid)
+        release_nb = submissions.read(scratch.release(aid))
+        solution_nb = submissions.read(course.solution(aid))
+        wrong = [e for e in catalogue.load(course, aid) if e.kind == "wrong"]
+        for i in range(students):
+            if i % 2 == 0 or not wrong:
+                nb = submissions.perfect(release_nb, solution_nb)
+            else:
+                entry = wrong[(i // 2) % len(wrong)]
+                nb = submissions.with_answers(release_nb, solution_nb, {entry.grade_id: entry.path.read_text()})
+            submissions.write(nb, submission_path(scratch, f"student{i:04d}", aid))
+    return scratch
+
+
+def bench(course: Course, ids, students, workers_list, folder=None):
+    """Rows (workers, submissions, seconds, per minute, speedup) and seconds per full course."""
+    folder = folder or course.root / "build" / "bench-grade"
+    scratch = synthetic_class(course, ids, students, folder)
+    rows, baseline, per_student = [], None, None
+    for workers in workers_list:
+        start = time.perf_counter()
+        graded = autograde(scratch, ids, workers=workers, force=True, progress=False)
+        seconds = time.perf_counter() - start
+        count = sum(r.status == "graded" for r in graded)
+        baseline = baseline or seconds
+        if workers == 1:
+            per_student = seconds / students
+        rows.append((workers, count, round(seconds, 1), round(60 * count / seconds, 1), round(baseline / seconds, 2)))
+    return rows, per_student
