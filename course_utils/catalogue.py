@@ -43,6 +43,7 @@ class Verdict:
     max_score: float
     expected: str  # "full", "zero" or "less"
     detail: str
+    messages: dict = None  # failing test cell -> (error name, message, traceback)
 
     @property
     def ok(self):
@@ -86,7 +87,7 @@ def run_assignment(course: Course, aid):
     for entry in entries:
         row = rows[entry.student_id]
         verdicts.append(Verdict(aid, entry.grade_id, f"{entry.kind}_{entry.name}", row.score, row.max_score,
-                                "full" if entry.kind == "right" else "less", row.detail))
+                                "full" if entry.kind == "right" else "less", row.detail, row.messages))
     return verdicts
 
 

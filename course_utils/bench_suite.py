@@ -1,0 +1,151 @@
+"""`course bench`: every benchmark of the course in one table, saved to docs/benchmarks.md.
+
+Parts: (1) seconds per solution notebook in fast mode; (2) grading throughput;
+(3) the course's MultiHeadAttention against nn.MultiheadAttention and fused attention;
+(4) notebook 07's training throughput (and, on a GPU, the base model's MFU);
+(5) greedy decoding with and without a KV cache (notebook 08).
+Targets are printed next to the measurements; the benchmarks measure, they do not fail.
+"""
+import json
+import platform
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only
+import matplotlib.pyplot as plt
+import torch
+from tabulate import tabulate
+
+from course_utils.course import Course
+
+TARGETS = {
+    "attention": "course MHA within 1.3x of nn.MultiheadAttention on CPU at L=512",
+    "decode": "KV-cache decoding at least 3x faster than recompute at 128 generated tokens",
+    "mfu": "base model training step at least 35% MFU on an H100/H200 (bf16, fused attention)",
+    "grading": "a full course submission in under 60 s on one core; 2 workers >= 1.7x one worker",
+}
+
+
+def machine():
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
+    return f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} CPU threads, GPU: {gpu}"
+
+
+def notebooks_part(course, quick):
+    from course_utils.execute import execute
+
+    ids = course.ids()[:3] if quick else course.ids()
+    runs = execute(course, ids, device="cpu", fast=True, out_dir=course.root / "build" / "bench-executed")
+    return [(r.notebook, r.status, round(r.seconds, 1)) for r in runs]
+
+
+def grading_part(course, quick):
+    from course_utils.bench_grade import bench
+
+    graded = [aid for aid in course.ids() if aid != "00_welcome"]
+    ids = graded[:1] if quick else graded
+    rows, per_student = bench(course, ids, students=2 if quick else 4, workers_list=[1, 2])
+    return rows, per_student, len(ids)
+
+
+def attention_part(course, quick):
+    from course_utils.bench_attention import bench
+
+    lengths = [64, 128] if quick else [64, 128, 256, 512, 1024, 2048]
+    rows = bench(course, lengths, device="cpu", repeats=2 if quick else 5)
+    if torch.cuda.is_available() and not quick:
+        rows += bench(course, lengths, device="cuda", repeats=10)
+    return rows
+
+
+def metrics_of(executed_notebook):
+    """The JSON line printed by the cell tagged `metrics` of an executed notebook, or None."""
+    from course_utils.submissions import read
+
+    for cell in read(executed_notebook).cells:
+        if "metrics" in cell.metadata.get("tags", []):
+            for output in cell.get("outputs", []):
+                for line in output.get("text", "").splitlines():
+                    if line.startswith("{"):
+                        return json.loads(line)
+    return None
+
+
+def notebook_metrics(course, aid, quick):
+    """Run notebook `aid` (fast on CPU; full on a GPU unless quick) and read its metrics cell."""
+    from course_utils.execute import execute
+
+    if aid not in course.ids():
+        return None
+    gpu = torch.cuda.is_available() and not quick
+    (run,) = execute(course, [aid], device="cuda" if gpu else "cpu", fast=not gpu,
+                     out_dir=course.root / "build" / "bench-executed")
+    return metrics_of(run.output) if run.status == "ok" else {"error": run.detail}
+
+
+def plot_attention(rows, path):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for device in sorted({r[0] for r in rows}):
+        sub = [r for r in rows if r[0] == device]
+        xs = [r[1] for r in sub]
+        for column, label, style in ((2, "course MultiHeadAttention", "-o"), (3, "nn.MultiheadAttention", "--s"),
+                                     (4, "fused (SDPA)", ":^")):
+            ax.plot(xs, [r[column] for r in sub], style, label=f"{label} ({device})")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_title("Multi-head attention, forward + backward")
+    ax.set_xlabel("sequence length L")
+    ax.set_ylabel("milliseconds (median)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def run(course: Course, quick=False, write=True):
+    started = time.perf_counter()
+    sections = [f"# Benchmarks\n\nMeasured by `course bench{' --quick' if quick else ''}` on {machine()}, "
+                f"torch {torch.__version__}, {time.strftime('%Y-%m-%d')}.\n"]
+
+    notebooks = notebooks_part(course, quick)
+    table = tabulate(notebooks, headers=["notebook", "status", "seconds (fast, CPU)"], tablefmt="github")
+    sections.append("## 1. Solution notebooks in fast mode\n\n" + table)
+    print(table, "\n")
+
+    rows, per_student, count = grading_part(course, quick)
+    table = tabulate(rows, headers=["workers", "submissions", "seconds", "per minute", "speedup"], tablefmt="github")
+    note = f"One student's submission of {count} notebooks on one worker: {per_student:.1f} s."
+    sections.append(f"## 2. Grading throughput\n\nTarget: {TARGETS['grading']}.\n\n{table}\n\n{note}")
+    print(table, "\n" + note, "\n")
+
+    folder = course.root / ("build/bench-quick" if quick else "docs")  # quick runs never touch docs/
+    rows = attention_part(course, quick)
+    headers = ["device", "L", "course ms", "nn.MHA ms", "fused ms", "course / nn.MHA", "course / fused"]
+    table = tabulate(rows, headers=headers, tablefmt="github")
+    plot = folder / "images" / "attention-benchmark.png"
+    plot_attention(rows, plot)
+    sections.append(f"## 3. Multi-head attention against torch\n\nTarget: {TARGETS['attention']}.\n\n{table}\n\n"
+                    f"![attention timings](images/{plot.name})")
+    print(table, "\n")
+
+    for title, aid, target in (("4. Training (notebook 07)", "07_encoder_decoder", TARGETS["mfu"]),
+                               ("5. Greedy decoding with a KV cache (notebook 08)", "08_efficient_attention",
+                                TARGETS["decode"])):
+        metrics = notebook_metrics(course, aid, quick)
+        body = ("notebook not written yet" if metrics is None else
+                tabulate(sorted(metrics.items()), headers=["metric", "value"], tablefmt="github"))
+        sections.append(f"## {title}\n\nTarget: {target}.\n\n{body}")
+        print(title, "\n" + body, "\n")
+
+    minutes = (time.perf_counter() - started) / 60
+    sections.append(f"_Whole run: {minutes:.1f} minutes._\n")
+    if write:
+        out = folder / "benchmarks.md"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("\n\n".join(sections))
+        print(f"wrote {out.relative_to(course.root)}")
+    return sections
