@@ -108,6 +108,21 @@ def _bench(args, course):
         from course_utils.bench_suite import run
 
         run(course, quick=args.quick)
+    elif args.what in ("train", "decode"):
+        from course_utils.bench_suite import notebook_metrics
+
+        aid = {"train": "07_encoder_decoder", "decode": "08_efficient_attention"}[args.what]
+        metrics = notebook_metrics(course, aid, args.quick)
+        if metrics is None:
+            raise CourseError(f"solutions/{aid}/ does not exist yet.")
+        print(tabulate(sorted(metrics.items()), headers=["metric", "value"]))
+        return 1 if "error" in metrics else 0
+    elif args.what == "attention":
+        from course_utils.bench_attention import bench as attention
+
+        lengths = [64, 128] if args.quick else [64, 128, 256, 512, 1024, 2048]
+        print(tabulate(attention(course, lengths, repeats=2 if args.quick else 5),
+                       headers=["device", "L", "course ms", "nn.MHA ms", "fused ms", "course/nn", "course/fused"]))
     elif args.what == "grade":
         from course_utils.bench_grade import bench
 
@@ -175,9 +190,10 @@ def build_parser():
     p.set_defaults(run=_report)
 
     p = sub.add_parser("bench", help="benchmarks that print a table")
-    p.add_argument("what", nargs="?", choices=["all", "grade"], default="all",
-                   help="all (default): every benchmark, written to docs/benchmarks.md; "
-                        "grade: grading throughput at 1 and N workers")
+    p.add_argument("what", nargs="?", choices=["all", "grade", "attention", "train", "decode"], default="all",
+                   help="all (default): every benchmark, written to docs/benchmarks.md; grade: grading "
+                        "throughput at 1 and N workers; attention: the course's MHA against torch's; "
+                        "train: notebook 07's accuracy, seconds and tokens/s; decode: notebook 08's KV cache")
     p.add_argument("ids", nargs="*", help=ids_help)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--students", type=int, default=None)

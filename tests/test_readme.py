@@ -24,6 +24,7 @@ EXERCISED_BY = {
     ".venv/bin/course feedback": "test_grading_scale.py",
     ".venv/bin/course report": "test_grading_scale.py",
     ".venv/bin/course bench grade": "test_grading_scale.py",
+    ".venv/bin/course bench": "test_bench.py",
     "course autograde --workers N": "test_grading_scale.py",
     "course autograde --scheduler tcp://HOST:8786": "test_grading_scale.py",
     "course autograde --scheduler": "test_grading_scale.py",

@@ -1,0 +1,15 @@
+"""`course bench --quick` runs every benchmark part on the CPU and prints its tables."""
+import pytest
+
+from conftest import run_course
+
+
+@pytest.mark.slow
+def test_bench_quick_prints_every_part():
+    result = run_course("bench", "--quick", timeout=1200)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    for heading in ("seconds (fast, CPU)", "per minute", "course / nn.MHA", "4. Training (notebook 07)",
+                    "5. Greedy decoding with a KV cache"):
+        assert heading in out, heading
+    assert "wrote build/bench-quick/benchmarks.md" in out
