@@ -86,6 +86,28 @@ def split_of(n, valid_percent=10, test_percent=10):
     return "train"
 
 
+def balanced_sample(max_number, num_examples, seed=0):
+    """`num_examples` distinct numbers in [0, max_number], as balanced by length as possible.
+
+    A uniform draw from 0..999999 is 90 % six-digit numbers, and a model trained on it rarely
+    sees a short number. Here each count of digits gets an equal share of the sample; a length
+    with fewer numbers than its share (0-9, 10-99, ...) is taken whole and the rest of its share
+    goes to the longer ones. Sorted, and the same for the same arguments.
+    """
+    rng = random.Random(seed)
+    strata, low = [], 0
+    while low <= max_number:
+        high = min(max(10 * low, 10) - 1, max_number)
+        strata.append(range(low, high + 1))
+        low = high + 1
+    chosen, remaining = [], num_examples
+    for i, stratum in enumerate(strata):
+        take = min(remaining // (len(strata) - i), len(stratum))
+        chosen.extend(rng.sample(stratum, take))
+        remaining -= take
+    return sorted(chosen)
+
+
 class Vocab:
     """Token <-> id maps. Ids 0-3 are <pad>, <bos>, <eos>, <unk>; the others follow in order."""
 
@@ -158,7 +180,8 @@ class NumberTranslation:
     """German number words -> English number words for numbers in [0, max_number].
 
     `num_examples=None` takes every number in the range; otherwise a sample drawn with
-    `seed` (the split of a number never depends on the sample). The vocabularies hold
+    `seed`, balanced by number length (see `balanced_sample`); the split of a number never
+    depends on the sample. The vocabularies hold
     every morpheme / word of the whole range, so they are the same for every sample.
     """
 
@@ -170,7 +193,7 @@ class NumberTranslation:
         if num_examples is None or num_examples >= len(population):
             numbers = list(population)
         else:
-            numbers = sorted(random.Random(seed).sample(population, int(num_examples)))
+            numbers = balanced_sample(self.max_number, int(num_examples), seed)
         self.splits = {name: [] for name in SPLIT_NAMES}
         for n in numbers:
             self.splits[split_of(n, valid_percent, test_percent)].append(_example(n))

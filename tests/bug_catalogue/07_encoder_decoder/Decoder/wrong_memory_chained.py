@@ -1,0 +1,11 @@
+"""The previous decoder layer's output is passed on as memory instead of the encoder's output."""
+class Decoder(nn.Module):
+    def __init__(self, make_layer, num_layers):
+        super().__init__()
+        self.layers = nn.ModuleList([make_layer() for _ in range(num_layers)])
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+            memory = x
+        return x

@@ -1,0 +1,10 @@
+"""Layers kept in a plain Python list: their parameters are invisible to PyTorch."""
+class Decoder(nn.Module):
+    def __init__(self, make_layer, num_layers):
+        super().__init__()
+        self.layers = list(make_layer() for _ in range(num_layers))
+
+    def forward(self, x, memory, src_mask=None, tgt_mask=None):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)
+        return x

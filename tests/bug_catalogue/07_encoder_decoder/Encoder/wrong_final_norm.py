@@ -1,0 +1,13 @@
+"""A final normalisation after the stack, as in pre-norm implementations (post-norm needs none)."""
+import torch.nn.functional as F
+
+
+class Encoder(nn.Module):
+    def __init__(self, make_layer, num_layers):
+        super().__init__()
+        self.layers = nn.ModuleList([make_layer() for _ in range(num_layers)])
+
+    def forward(self, x, src_mask=None):
+        for layer in self.layers:
+            x = layer(x, src_mask)
+        return F.layer_norm(x, x.shape[-1:])
