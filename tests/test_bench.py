@@ -13,3 +13,17 @@ def test_bench_quick_prints_every_part():
                     "5. Greedy decoding with a KV cache"):
         assert heading in out, heading
     assert "wrote build/bench-quick/benchmarks.md" in out
+
+
+@pytest.mark.slow
+def test_bench_attention_compares_with_torch():
+    result = run_course("bench", "attention", "--quick", timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "course/nn" in result.stdout and "cpu" in result.stdout
+
+
+@pytest.mark.parametrize("part", ["train"])
+def test_bench_train_and_decode_quick_report_without_retraining(part):
+    result = run_course("bench", part, "--quick", timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "metric" in result.stdout
