@@ -22,7 +22,7 @@ def test_bench_attention_compares_with_torch():
     assert "course/nn" in result.stdout and "cpu" in result.stdout
 
 
-@pytest.mark.parametrize("part", ["train"])
+@pytest.mark.parametrize("part", ["train", "decode"])
 def test_bench_train_and_decode_quick_report_without_retraining(part):
     result = run_course("bench", part, "--quick", timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

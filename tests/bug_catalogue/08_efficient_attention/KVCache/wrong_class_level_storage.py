@@ -1,0 +1,28 @@
+"""Storage dicts written in the class body: every KVCache object shares the same keys and values."""
+class KVCache:
+    """Self-attention keys and values of the positions decoded so far, one (K, V) pair per decoder layer."""
+
+    keys = {}
+    values = {}
+
+    def __init__(self):
+        pass
+
+    def update(self, layer_index, k, v):
+        """Append k, v (B, h, L_new, d_k) to layer `layer_index`; return all its keys and values (B, h, L, d_k)."""
+        if layer_index in self.keys:
+            k = torch.cat([self.keys[layer_index], k], dim=-2)
+            v = torch.cat([self.values[layer_index], v], dim=-2)
+        self.keys[layer_index] = k
+        self.values[layer_index] = v
+        return k, v
+
+    @property
+    def length(self):
+        """The number of positions the cache holds (0 when empty)."""
+        return self.keys[0].shape[-2] if 0 in self.keys else 0
+
+    def reset(self):
+        """Forget every layer's keys and values."""
+        self.keys.clear()
+        self.values.clear()
