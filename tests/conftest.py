@@ -22,3 +22,21 @@ def run_course(*args, cwd=ROOT, timeout=1800):
 
     return subprocess.run([sys.executable, "-m", "course_utils", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def _expected_seconds(item):
+    """A rough cost, so the longest tests start first and both xdist workers finish together."""
+    if item.originalname == "test_graders_catch_wrong_answers_and_accept_right_ones":
+        from course_utils.catalogue import load
+
+        return 6 * (2 + len(load(COURSE, item.callspec.params["aid"])))
+    heavy = {"test_course_demo_end_to_end": 500, "test_bench_quick_prints_every_part": 150}
+    if item.originalname in heavy:
+        return heavy[item.originalname]
+    return 100 if item.get_closest_marker("slow") else 0
+
+
+def pytest_collection_modifyitems(items):
+    # Longest first (a stable sort keeps the usual order among equals): with two workers
+    # the suite then ends when the work does, not after one long test started last.
+    items.sort(key=_expected_seconds, reverse=True)
