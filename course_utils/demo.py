@@ -7,6 +7,7 @@
    plausible mistake per graded notebook (taken from the bug catalogue);
 4. autograde it with nbgrader, print the score table and save grades.csv.
 """
+import os
 import shutil
 import time
 
@@ -83,7 +84,7 @@ def demo(course: Course):
         print(f"      grace, {aid} / {mistake.grade_id}: {mistake.doc}")
 
     print("\n[4/4] Autograding the class with nbgrader")
-    rows = autograde(scratch)
+    rows = autograde(scratch, workers=min(2, os.cpu_count() or 1))
     print(score_table(rows, ids))
     print(f"      grades: {(scratch.root / 'reports' / 'grades.csv').relative_to(course.root)}")
     ok &= _as_expected(rows, mistakes)
