@@ -1,31 +1,27 @@
 """`course bench grade`: grading throughput on a synthetic class, at 1 and at N workers."""
-import shutil
 import time
 
 from course_utils import catalogue, submissions
 from course_utils.course import Course
-from course_utils.grading import autograde, submission_path
-from course_utils.nbgrader_runner import generate, make_scratch_root
+from course_utils.grading import autograde
+from course_utils.sample_class import write_class
 
 
 def synthetic_class(course: Course, ids, students, folder):
     """`students` students x `ids`: every other one perfect, the rest one catalogued mistake each."""
-    if folder.exists():
-        shutil.rmtree(folder)
-    scratch = make_scratch_root(course, folder, ids)
-    for aid in ids:
-        generate(scratch, aid)
-        release_nb = submissions.read(scratch.release(aid))
-        solution_nb = submissions.read(course.solution(aid))
+    def hand_in(aid, release_nb, solution_nb):
         wrong = [e for e in catalogue.load(course, aid) if e.kind == "wrong"]
+        made = {}
         for i in range(students):
             if i % 2 == 0 or not wrong:
-                nb = submissions.perfect(release_nb, solution_nb)
+                made[f"student{i:04d}"] = submissions.perfect(release_nb, solution_nb)
             else:
                 entry = wrong[(i // 2) % len(wrong)]
-                nb = submissions.with_answers(release_nb, solution_nb, {entry.grade_id: entry.path.read_text()})
-            submissions.write(nb, submission_path(scratch, f"student{i:04d}", aid))
-    return scratch
+                made[f"student{i:04d}"] = submissions.with_answers(
+                    release_nb, solution_nb, {entry.grade_id: entry.path.read_text()})
+        return made
+
+    return write_class(course, ids, folder, hand_in, fresh=True)
 
 
 def bench(course: Course, ids, students, workers_list, folder=None):

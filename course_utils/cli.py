@@ -1,8 +1,9 @@
-"""The `course` command: release, execute, autograde, validate, catalogue, demo."""
+"""The `course` command: release, execute, autograde, validate, catalogue, feedback, report, bench, demo, lab."""
 import argparse
 import sys
 from pathlib import Path
 
+from course_utils import lab
 from course_utils.course import Course, CourseError
 from course_utils.device import CHOICES
 
@@ -202,6 +203,8 @@ def build_parser():
 
     p = sub.add_parser("demo", help="the main job: release check, execute, grade a sample class")
     p.set_defaults(run=_demo)
+
+    lab.add_parser(sub)
     return parser
 
 

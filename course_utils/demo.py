@@ -8,7 +8,6 @@
 4. autograde it with nbgrader, print the score table and save grades.csv.
 """
 import os
-import shutil
 import time
 
 import torch
@@ -16,8 +15,8 @@ import torch
 from course_utils import catalogue, release, submissions
 from course_utils.course import Course
 from course_utils.execute import execute
-from course_utils.grading import autograde, submission_path
-from course_utils.nbgrader_runner import generate, make_scratch_root
+from course_utils.grading import autograde
+from course_utils.sample_class import write_class
 from course_utils.report import execution_table, score_table
 
 STUDENTS = {
@@ -34,26 +33,18 @@ def _first_mistake(course, aid):
 
 def build_class(course: Course, ids, folder):
     """The sample class as nbgrader submissions in a scratch course root at `folder`."""
-    if folder.exists():
-        shutil.rmtree(folder)
-    scratch = make_scratch_root(course, folder, ids)
-    mistakes = {}
-    for aid in ids:
-        generate(scratch, aid)
-        release_nb = submissions.read(scratch.release(aid))
-        solution_nb = submissions.read(course.solution(aid))
-        mistake = _first_mistake(course, aid)
-        handed_in = {
+    mistakes = {aid: m for aid in ids if (m := _first_mistake(course, aid))}
+
+    def hand_in(aid, release_nb, solution_nb):
+        mistake = mistakes.get(aid)
+        return {
             "ada": submissions.perfect(release_nb, solution_nb),
             "alan": release_nb,
             "grace": (submissions.with_answers(release_nb, solution_nb, {mistake.grade_id: mistake.path.read_text()})
                       if mistake else submissions.perfect(release_nb, solution_nb)),
         }
-        if mistake:
-            mistakes[aid] = mistake
-        for student, nb in handed_in.items():
-            submissions.write(nb, submission_path(scratch, student, aid))
-    return scratch, mistakes
+
+    return write_class(course, ids, folder, hand_in, fresh=True), mistakes
 
 
 def demo(course: Course):

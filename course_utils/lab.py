@@ -5,7 +5,8 @@ The server runs from the course root (nbgrader's Validate button and formgrader 
 course root inside the server's root), listens on 127.0.0.1 only, and is offline-safe:
 no update check on the server, no news or update fetch in the page.
 
-`lab_command()` builds the exact command line; the browser tests start their server with it.
+`lab_command()` builds the exact command line and `lab_environment()` its environment; the
+browser tests start their server with both.
 """
 import errno
 import json
@@ -94,6 +95,17 @@ def lab_command(root, port=DEFAULT_PORT, *, app_settings_dir, token=None, open_b
     return argv
 
 
+def lab_environment(base=None):
+    """The environment to run lab_command() in: `base` (os.environ) with this Python's bin dir first on PATH.
+
+    nbgrader runs some tools by name (the formgrader runs `alembic` when it creates the
+    gradebook), and kernels must be this environment's, even when the venv is not activated.
+    """
+    env = dict(os.environ if base is None else base)
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    return env
+
+
 def check_port(port, host=HOST):
     """Raise PortInUse if `port` cannot be bound on `host` (as the server would bind it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -114,7 +126,7 @@ def port_message(port):
 
 
 def run(args, course):
-    """Start JupyterLab for `course` and wait until it stops; return its exit status."""
+    """Start JupyterLab for `course` (this process becomes the server on POSIX); return its exit status."""
     try:
         check_port(args.port)
     except PortInUse:
@@ -125,14 +137,13 @@ def run(args, course):
                        open_browser=not args.no_browser, instructor=args.instructor)
     where = "the formgrader (instructor)" if args.instructor else "notebooks/"
     print(f"course lab: starting JupyterLab on http://{HOST}:{args.port} at {where}; "
-          "Ctrl-C twice to stop.", file=sys.stderr)
-    server = subprocess.Popen(argv, cwd=course.root)
-    while True:
-        try:
-            return server.wait()
-        except KeyboardInterrupt:
-            # The server got the same Ctrl-C: it asks to confirm, or stops on a second one.
-            continue
+          "Ctrl-C twice to stop.", file=sys.stderr, flush=True)
+    if os.name == "posix":
+        # Become the server: Ctrl-C, SIGTERM and the exit status are then JupyterLab's own,
+        # and no orphaned server outlives a `course lab` that was stopped.
+        os.chdir(course.root)
+        os.execve(argv[0], argv, lab_environment())
+    return subprocess.call(argv, cwd=course.root, env=lab_environment())
 
 
 def add_parser(subparsers):

@@ -42,6 +42,7 @@ def tool_environment():
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env.pop("NBGRADER_EXECUTION", None)
+    env.pop("COURSE_FIGURE_AUDIT", None)  # the figure audit is for the course's own runs, never grading
     return env
 
 

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import torch
 
+from course_utils import figure_audit
 from course_utils.device import pick_device
 from course_utils.seeding import seed_everything
 
@@ -32,6 +33,7 @@ def setup_notebook(device="auto", fast=False, seed=0):
     if grading:
         _minimal_tracebacks()
     _figure_defaults()
+    figure_audit.install_if_requested()  # records every figure when COURSE_FIGURE_AUDIT is set
     chosen = pick_device(device)
     seed_everything(seed)
     print(f"fast mode: {'on' if fast else 'off'} | seed: {seed}")

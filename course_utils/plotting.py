@@ -45,10 +45,15 @@ def line_plot(x, series, title, xlabel, ylabel, ax=None, logy=False, markers=Tru
     """Plot one or more named curves over a shared x axis, with a legend."""
     if ax is None:
         _, ax = plt.subplots()
+    # Each curve gets its own (line style, marker) pair, so the legend still reads in grayscale
+    # with any number of curves: past the four line styles, markers tell the curves apart.
     styles = ["-", "--", ":", "-."]
+    shapes = ["o", "s", "^", "D", "v", "x"] if markers else [None, "o", "s", "^", "D", "v", "x"]
+    xs = _to_numpy(x)
     for i, (name, y) in enumerate(series.items()):
-        ax.plot(_to_numpy(x), _to_numpy(y), styles[i % len(styles)], marker="o" if markers else None,
-                markersize=3, label=name)
+        marker = shapes[(i // len(styles)) % len(shapes)]
+        ax.plot(xs, _to_numpy(y), styles[i % len(styles)], marker=marker, markersize=3, label=name,
+                markevery=None if markers else max(1, len(xs) // 12))
     if logy:
         ax.set_yscale("log")
     ax.set_title(title)

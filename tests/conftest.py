@@ -16,11 +16,11 @@ def course():
     return COURSE
 
 
-def run_course(*args, cwd=ROOT, timeout=1800):
+def run_course(*args, cwd=ROOT, timeout=1800, env=None):
     """Run the `course` command as a user would; return the CompletedProcess."""
     import subprocess
 
-    return subprocess.run([sys.executable, "-m", "course_utils", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "course_utils", *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -30,10 +30,33 @@ def _expected_seconds(item):
         from course_utils.catalogue import load
 
         return 6 * (2 + len(load(COURSE, item.callspec.params["aid"])))
-    heavy = {"test_course_demo_end_to_end": 500, "test_bench_quick_prints_every_part": 150}
+    heavy = {"test_course_demo_end_to_end_with_readable_figures": 500, "test_bench_quick_prints_every_part": 150}
     if item.originalname in heavy:
         return heavy[item.originalname]
     return 100 if item.get_closest_marker("slow") else 0
+
+
+# Modules whose tests share a module fixture that grades a whole class. Under xdist, tests of
+# one such module must run on one worker, or each worker grades the class again (minutes).
+# xdist's own `--dist loadgroup` cannot do it here: it renames item._nodeid, which pytest 9.2
+# no longer reads, so the groups never reach the scheduler. The scheduler below does it.
+SHARED_CLASS_MODULES = ("tests/test_grading_scale.py", "tests/test_autograde.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "load":
+        return None  # another --dist was asked for: xdist's own scheduler
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedClassScheduling(LoadScopeScheduling):
+        """xdist's `load`, except that a shared-class module is one unit of work."""
+
+        def _split_scope(self, nodeid):
+            module = nodeid.split("::", 1)[0]
+            return module if module in SHARED_CLASS_MODULES else nodeid
+
+    config.option.loadscopereorder = False  # keep the longest-first order of the collection
+    return SharedClassScheduling(config, log)
 
 
 def pytest_collection_modifyitems(items):

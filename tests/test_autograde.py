@@ -6,8 +6,8 @@ import pytest
 from conftest import COURSE, IDS, run_course
 from course_utils import submissions
 from course_utils.catalogue import load
-from course_utils.grading import submission_path
-from course_utils.nbgrader_runner import generate, make_scratch_root, run_nbgrader
+from course_utils.nbgrader_runner import run_nbgrader
+from course_utils.sample_class import write_class
 
 GRADED = [aid for aid in IDS if load(COURSE, aid)]
 
@@ -16,15 +16,15 @@ GRADED = [aid for aid in IDS if load(COURSE, aid)]
 def graded_class(tmp_path_factory):
     """Two assignments; ana answers both perfectly, ben makes one mistake and skips the second."""
     first, second = GRADED[0], GRADED[-1]
-    scratch = make_scratch_root(COURSE, tmp_path_factory.mktemp("class"), [first, second])
     mistake = next(e for e in load(COURSE, first) if e.kind == "wrong")
-    for aid in (first, second):
-        generate(scratch, aid)
-        release, solution = submissions.read(scratch.release(aid)), submissions.read(COURSE.solution(aid))
-        submissions.write(submissions.perfect(release, solution), submission_path(scratch, "ana", aid))
-    release, solution = submissions.read(scratch.release(first)), submissions.read(COURSE.solution(first))
-    submissions.write(submissions.with_answers(release, solution, {mistake.grade_id: mistake.path.read_text()}),
-                      submission_path(scratch, "ben", first))
+
+    def hand_in(aid, release, solution):
+        handed_in = {"ana": submissions.perfect(release, solution)}
+        if aid == first:
+            handed_in["ben"] = submissions.with_answers(release, solution, {mistake.grade_id: mistake.path.read_text()})
+        return handed_in
+
+    scratch = write_class(COURSE, [first, second], tmp_path_factory.mktemp("class"), hand_in)
     result = run_course("autograde", cwd=scratch.root)
     assert result.returncode == 0, result.stdout + result.stderr
     return scratch, first, second, mistake

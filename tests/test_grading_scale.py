@@ -19,8 +19,7 @@ import pytest
 from conftest import COURSE, run_course
 from course_utils import submissions as S
 from course_utils.catalogue import load
-from course_utils.grading import submission_path
-from course_utils.nbgrader_runner import generate, make_scratch_root
+from course_utils.sample_class import write_class
 
 AID = "01_queries_keys_values"
 LIMITS = ["--cell-timeout", "15", "--timeout", "60"]
@@ -33,18 +32,9 @@ def _append(nb, grade_id, code, before=False):
 
 
 def _class(root, students):
-    scratch = make_scratch_root(COURSE, root, [AID])
-    generate(scratch, AID)
-    release, solution = S.read(scratch.release(AID)), S.read(COURSE.solution(AID))
-    for name, make in students.items():
-        made = make(copy.deepcopy(release), solution)
-        if isinstance(made, bytes):
-            path = submission_path(scratch, name, AID)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(made)
-        elif made is not None:
-            S.write(made, submission_path(scratch, name, AID))
-    return scratch
+    """A scratch root where each of {name: make(release, solution)} hands in notebook 01."""
+    return write_class(COURSE, [AID], root, lambda _, release, solution: {
+        name: make(copy.deepcopy(release), solution) for name, make in students.items()})
 
 
 def _rows(root):

@@ -1,5 +1,6 @@
 """Source and release notebooks are clean nbformat 4.5 files that nbgrader and papermill can use."""
 import ast
+import re
 
 import nbformat
 import pytest
@@ -60,3 +61,29 @@ def test_notebook_opens_and_closes_for_the_student(path):
     markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
     assert markdown[0].startswith("# "), "the first cell is the notebook's title"
     assert "## What you learned" in markdown[-1], "the last cell sums up what was learned"
+
+
+@pytest.mark.parametrize("aid", IDS)
+def test_notebook_says_what_you_will_build_and_links_the_next_one(aid):
+    """Opens with a short "What you will build" (00, which builds nothing: "What you will do"),
+    closes with "What you learned" and a **Next:** link to the following notebook (the last
+    notebook links back instead). The release shows the same cells."""
+    position = IDS.index(aid)
+    for path in (COURSE.solution(aid), COURSE.release(aid)):
+        if not path.is_file():
+            continue  # not released yet
+        nb = nbformat.read(str(path), as_version=4)
+        markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+        opening, closing = markdown[0], markdown[-1]
+        assert re.search(r"\*\*What you will (build|do)\b", opening), f"{path.name}: no 'What you will build'"
+        assert len(opening.split()) <= 250, f"{path.name}: the opening cell should stay short"
+        assert "## What you learned" in closing, f"{path.name}: no 'What you learned' at the end"
+        links = re.findall(r"\]\(\.\./([^/)]+)/([^/)]+)\.ipynb\)", closing)
+        for folder, name in links:
+            assert folder == name and folder in IDS, f"{path.name}: the link to {folder}/{name}.ipynb is broken"
+        if position + 1 < len(IDS):
+            following = IDS[position + 1]
+            assert re.search(rf"\*\*Next:?\*\*:?\s*\[[^\]]+\]\(\.\./{following}/{following}\.ipynb\)", closing), \
+                f"{path.name}: the last cell must end with **Next:** [..](../{following}/{following}.ipynb)"
+        else:
+            assert links, f"{path.name}: the last notebook links back to the course (e.g. 00_welcome)"

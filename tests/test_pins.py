@@ -15,7 +15,7 @@ def _environment_pins():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip_sections = [d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d]
     assert len(pip_sections) == 1, "environment.yml needs exactly one pip: section"
-    return [p for p in pip_sections[0] if not p.startswith("-e")]
+    return [p for p in pip_sections[0] if not p.startswith("-")]  # options: -e ., --extra-index-url
 
 
 def test_every_dependency_is_pinned_exactly():
@@ -37,3 +37,11 @@ def test_environment_yml_and_pyproject_agree():
     assert not drift, f"pyproject.toml vs environment.yml (pip, conda): {drift}"
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     assert "python=3.11" in env["dependencies"]
+
+
+def test_environment_yml_installs_the_course_and_cpu_torch():
+    """Binder and conda get the course package itself and torch's CPU build."""
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    [pip] = [d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d]
+    assert "-e ." in pip, "the notebooks import course_utils: install the repository itself"
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in pip, "torch's CPU wheels for Binder"

@@ -10,7 +10,9 @@ README = (ROOT / "README.md").read_text()
 EXERCISED_BY = {
     "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/course demo": "test_demo.py",
     'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -n 2': ".ci/run",
-    ".venv/bin/jupyter lab notebooks/": "test_lab.py",
+    ".venv/bin/course lab": "test_course_lab.py",
+    ".venv/bin/course lab --instructor": "test_course_lab.py",  # the formgrader page: test_browser.py
+    "course lab": "test_course_lab.py",
     ".venv/bin/course validate notebooks/01_queries_keys_values/01_queries_keys_values.ipynb": "test_cli.py",
     ".venv/bin/course release": "test_release.py",
     "course release 02": "test_release.py",
@@ -85,3 +87,22 @@ def test_readme_catalogue_table_counts_the_catalogue():
     assert stated == actual, "update the catalogue table in README.md"
     wrong, right = sum(v[1] for v in actual.values()), sum(v[2] for v in actual.values())
     assert f"{wrong} of {wrong} wrong answers" in README and f"{right} of {right} right answers" in README
+
+
+def test_binder_badge_launches_this_repository_into_the_notebooks():
+    import tomllib
+
+    repository = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    owner_repo = repository.removeprefix("https://github.com/")
+    badge = re.search(r"\]\((https://mybinder\.org/v2/gh/([^/]+/[^/]+)/([^?]+)\?urlpath=lab/tree/([\w/]+))\)", README)
+    assert badge, "the README needs a Binder launch badge opening JupyterLab"
+    assert badge.group(2) == owner_repo, "the badge must launch the repository named in pyproject.toml"
+    assert (ROOT / badge.group(4)).is_dir(), f"the badge opens {badge.group(4)}, which does not exist"
+
+
+def test_readme_screenshot_exists():
+    images = re.findall(r"!\[[^\]]+\]\(([^)]+\.png)\)", README)
+    assert "docs/images/jupyterlab-notebook.png" in images
+    for image in images:
+        data = (ROOT / image).read_bytes()
+        assert data.startswith(b"\x89PNG") and len(data) > 20_000, f"{image} is not a real screenshot"
