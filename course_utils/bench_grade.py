@@ -7,6 +7,10 @@ from course_utils.grading import autograde
 from course_utils.sample_class import write_class
 
 
+# Students in the synthetic class: enough that 2 workers are not left waiting on one long job.
+STUDENTS, QUICK_STUDENTS = 8, 2
+
+
 def synthetic_class(course: Course, ids, students, folder):
     """`students` students x `ids`: every other one perfect, the rest one catalogued mistake each."""
     def hand_in(aid, release_nb, solution_nb):

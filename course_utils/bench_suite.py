@@ -7,6 +7,7 @@ Parts: (1) seconds per solution notebook in fast mode; (2) grading throughput;
 Targets are printed next to the measurements; the benchmarks measure, they do not fail.
 """
 import json
+import os
 import platform
 import time
 from pathlib import Path
@@ -30,7 +31,9 @@ TARGETS = {
 
 def machine():
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
-    return f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} CPU threads, GPU: {gpu}"
+    # The load average before the run says whether the timings had the machine to themselves.
+    load = f", load average {os.getloadavg()[0]:.2f} at the start" if hasattr(os, "getloadavg") else ""
+    return f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} CPU threads{load}, GPU: {gpu}"
 
 
 def notebooks_part(course, quick):
@@ -42,11 +45,11 @@ def notebooks_part(course, quick):
 
 
 def grading_part(course, quick):
-    from course_utils.bench_grade import bench
+    from course_utils.bench_grade import QUICK_STUDENTS, STUDENTS, bench
 
     graded = [aid for aid in course.ids() if aid != "00_welcome"]
     ids = graded[:1] if quick else graded
-    rows, per_student = bench(course, ids, students=2, workers_list=[1, 2])
+    rows, per_student = bench(course, ids, students=QUICK_STUDENTS if quick else STUDENTS, workers_list=[1, 2])
     return rows, per_student, len(ids)
 
 

@@ -125,11 +125,11 @@ def _bench(args, course):
         print(tabulate(attention(course, lengths, repeats=2 if args.quick else 5),
                        headers=["device", "L", "course ms", "nn.MHA ms", "fused ms", "course/nn", "course/fused"]))
     elif args.what == "grade":
-        from course_utils.bench_grade import bench
+        from course_utils.bench_grade import QUICK_STUDENTS, STUDENTS, bench
 
         graded = [aid for aid in course.ids() if aid != "00_welcome"]
         ids = course.select(args.ids) if args.ids else (graded[:2] if args.quick else graded)
-        students = args.students or (2 if args.quick else 8)
+        students = args.students or (QUICK_STUDENTS if args.quick else STUDENTS)
         rows, per_student = bench(course, ids, students, sorted({1, args.workers}))
         print(tabulate(rows, headers=["workers", "submissions", "seconds", "per minute", "speedup"]))
         print(f"one student's submission of {len(ids)} notebooks on one worker: {per_student:.1f} s")

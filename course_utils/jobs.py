@@ -36,6 +36,7 @@ class Limits:
     cell_seconds: int = 120       # one cell (the grader's timeout per cell)
     job_seconds: int = 600        # the whole submission, kernel start to last test
     memory_bytes: int = 4 << 30   # address space of the student's kernel
+    threads: int = 0              # CPU threads of the student's kernel (0: torch's default, all cores)
 
 
 @dataclass
@@ -170,6 +171,10 @@ def _run_in(private: Path, job: GradeJob, prepared, result: JobResult):
         "COURSE_SANDBOX_MEMORY_BYTES": str(job.limits.memory_bytes),
         "COURSE_SANDBOX_CPU_SECONDS": str(job.limits.job_seconds),
     })
+    if job.limits.threads:
+        # N kernels at once that each spread over every core fight over them; torch (and
+        # the BLAS under it) read these when the kernel imports them.
+        env.update({"OMP_NUM_THREADS": str(job.limits.threads), "MKL_NUM_THREADS": str(job.limits.threads)})
     cmd = [sys.executable, "-m", "nbgrader", "autograde", aid, f"--student={student}", "--create", "--force"]
     proc = subprocess.Popen(cmd, cwd=private, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True, preexec_fn=_die_with_parent)

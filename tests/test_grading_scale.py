@@ -323,3 +323,15 @@ def test_bench_grade_prints_throughput():
     result = run_course("bench", "grade", "--quick", timeout=1200)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "per minute" in result.stdout and "one student's submission" in result.stdout
+
+
+def test_local_workers_share_the_cores_between_their_kernels():
+    from course_utils.grading import share_cores
+    from course_utils.jobs import Limits
+
+    assert share_cores(Limits(), workers=2, cores=2).threads == 1
+    assert share_cores(Limits(), workers=1, cores=8).threads == 8
+    assert share_cores(Limits(), workers=3, cores=8, scheduler="local").threads == 2
+    assert share_cores(Limits(), workers=16, cores=2).threads == 1
+    assert share_cores(Limits(), workers=2, cores=2, scheduler="tcp://grader:8786").threads == 0
+    assert share_cores(Limits(threads=4), workers=2, cores=2).threads == 4
