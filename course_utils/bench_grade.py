@@ -11,6 +11,11 @@ from course_utils.sample_class import write_class
 STUDENTS, QUICK_STUDENTS = 8, 2
 
 
+def graded_ids(course: Course):
+    """The notebooks a grading benchmark grades: all but 00_welcome, which has no exercise."""
+    return [aid for aid in course.ids() if aid != "00_welcome"]
+
+
 def synthetic_class(course: Course, ids, students, folder):
     """`students` students x `ids`: every other one perfect, the rest one catalogued mistake each."""
     def hand_in(aid, release_nb, solution_nb):

@@ -45,19 +45,19 @@ def notebooks_part(course, quick):
 
 
 def grading_part(course, quick):
-    from course_utils.bench_grade import QUICK_STUDENTS, STUDENTS, bench
+    from course_utils.bench_grade import QUICK_STUDENTS, STUDENTS, bench, graded_ids
 
-    graded = [aid for aid in course.ids() if aid != "00_welcome"]
+    graded = graded_ids(course)
     ids = graded[:1] if quick else graded
     rows, per_student = bench(course, ids, students=QUICK_STUDENTS if quick else STUDENTS, workers_list=[1, 2])
     return rows, per_student, len(ids)
 
 
 def attention_part(course, quick):
-    from course_utils.bench_attention import bench
+    from course_utils.bench_attention import LENGTHS, QUICK_LENGTHS, QUICK_REPEATS, REPEATS, bench
 
-    lengths = [64, 128] if quick else [64, 128, 256, 512, 1024, 2048]
-    rows = bench(course, lengths, device="cpu", repeats=2 if quick else 5)
+    lengths = QUICK_LENGTHS if quick else LENGTHS
+    rows = bench(course, lengths, device="cpu", repeats=QUICK_REPEATS if quick else REPEATS)
     if torch.cuda.is_available() and not quick:
         rows += bench(course, lengths, device="cuda", repeats=10)
     return rows
@@ -90,7 +90,7 @@ def notebook_metrics(course, aid, quick):
         executed = course.root / "build" / "executed" / f"{aid}.ipynb"
         found = metrics_of(executed) if executed.is_file() else None
         return found or {"note": f"not measured by --quick: run `course bench {'train' if aid.startswith('07') else 'decode'}`"}
-    gpu = torch.cuda.is_available() and not quick
+    gpu = torch.cuda.is_available()
     (run,) = execute(course, [aid], device="cuda" if gpu else "cpu", fast=not gpu,
                      out_dir=course.root / "build" / "bench-executed")
     return metrics_of(run.output) if run.status == "ok" else {"error": run.detail}

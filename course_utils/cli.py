@@ -119,15 +119,15 @@ def _bench(args, course):
         print(tabulate(sorted(metrics.items()), headers=["metric", "value"]))
         return 1 if "error" in metrics else 0
     elif args.what == "attention":
-        from course_utils.bench_attention import bench as attention
+        from course_utils.bench_attention import LENGTHS, QUICK_LENGTHS, QUICK_REPEATS, REPEATS, bench as attention
 
-        lengths = [64, 128] if args.quick else [64, 128, 256, 512, 1024, 2048]
-        print(tabulate(attention(course, lengths, repeats=2 if args.quick else 5),
+        print(tabulate(attention(course, QUICK_LENGTHS if args.quick else LENGTHS,
+                                 repeats=QUICK_REPEATS if args.quick else REPEATS),
                        headers=["device", "L", "course ms", "nn.MHA ms", "fused ms", "course/nn", "course/fused"]))
     elif args.what == "grade":
-        from course_utils.bench_grade import QUICK_STUDENTS, STUDENTS, bench
+        from course_utils.bench_grade import QUICK_STUDENTS, STUDENTS, bench, graded_ids
 
-        graded = [aid for aid in course.ids() if aid != "00_welcome"]
+        graded = graded_ids(course)
         ids = course.select(args.ids) if args.ids else (graded[:2] if args.quick else graded)
         students = args.students or (QUICK_STUDENTS if args.quick else STUDENTS)
         rows, per_student = bench(course, ids, students, sorted({1, args.workers}))

@@ -73,9 +73,6 @@ def grade_class(course: Course, aid, class_, folder):
 
 def failure_messages(path):
     """{test cell grade_id: (error name, error value, traceback text)} of a graded notebook."""
-    import re
-
-    ansi = re.compile(r"\x1b\[[0-9;]*m")
     found = {}
     for cell in submissions.read(path).cells:
         grade_id = submissions.nbgrader_meta(cell).get("grade_id")
@@ -84,5 +81,5 @@ def failure_messages(path):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 found[grade_id] = (output["ename"], output["evalue"],
-                                   ansi.sub("", "\n".join(output.get("traceback", []))))
+                                   submissions.strip_ansi("\n".join(output.get("traceback", []))))
     return found

@@ -4,6 +4,7 @@ Used by `course demo`, `course catalogue` and the tests. A submission starts fro
 student release (what a student downloads) and fills its answer cells.
 """
 import copy
+import re
 from pathlib import Path
 
 import nbformat
@@ -55,3 +56,11 @@ def write(nb, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(path))
     return path
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def strip_ansi(text):
+    """`text` without the terminal colour codes that kernels put in tracebacks."""
+    return _ANSI.sub("", text)

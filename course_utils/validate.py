@@ -1,5 +1,4 @@
 """`course validate`: what JupyterLab's Validate button does, from a terminal."""
-import re
 from pathlib import Path
 
 from nbgrader.validator import Validator
@@ -7,6 +6,7 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from course_utils.course import CourseError, find_root
+from course_utils.submissions import strip_ansi
 
 
 def _config_near(path: Path):
@@ -32,9 +32,6 @@ def validate(path, invert=False):
     return validator.validate(str(path))
 
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def describe(results, invert=False):
     """Lines a student can act on."""
     if results.get("type_changed"):
@@ -53,7 +50,7 @@ def describe(results, invert=False):
     lines = [f"{len(failed)} test cell(s) fail:"]
     for cell in failed:
         first = cell["source"].splitlines()[0] if cell["source"] else "(empty cell)"
-        error = ANSI.sub("", cell.get("raw_error") or "").strip().splitlines()
+        error = strip_ansi(cell.get("raw_error") or "").strip().splitlines()
         lines.append(f"  - cell starting {first[:60]!r}")
         lines.extend(f"      {line}" for line in error[-3:])
     return lines

@@ -24,6 +24,18 @@ def run_course(*args, cwd=ROOT, timeout=1800, env=None):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def hidden_test_lines(aid, longer_than):
+    """The stripped lines, longer than `longer_than` characters, of `aid`'s hidden tests."""
+    import nbformat
+
+    lines = set()
+    for cell in nbformat.read(str(COURSE.solution(aid)), as_version=4).cells:
+        if "### BEGIN HIDDEN TESTS" in cell.source:
+            body = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+            lines |= {ln.strip() for ln in body.splitlines() if len(ln.strip()) > longer_than}
+    return lines
+
+
 def _expected_seconds(item):
     """A rough cost, so the longest tests start first and both xdist workers finish together."""
     if item.originalname == "test_graders_catch_wrong_answers_and_accept_right_ones":

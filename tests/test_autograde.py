@@ -3,7 +3,7 @@ import csv
 
 import pytest
 
-from conftest import COURSE, IDS, run_course
+from conftest import COURSE, IDS, hidden_test_lines, run_course
 from course_utils import submissions
 from course_utils.catalogue import load
 from course_utils.nbgrader_runner import run_nbgrader
@@ -52,10 +52,7 @@ def test_feedback_shows_scores_but_no_hidden_test(graded_class):
     assert result.ok, result.log
     html = (scratch.root / "feedback" / "ben" / first / f"{first}.html").read_text()
     assert "BEGIN HIDDEN TESTS" not in html and "Hidden tests: they run when" in html
-    solution = submissions.read(COURSE.solution(first)).cells
-    hidden = [line.strip() for cell in solution if "### BEGIN HIDDEN TESTS" in cell.source
-              for line in cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0].splitlines()
-              if len(line.strip()) > 20]
+    hidden = hidden_test_lines(first, 20)
     assert hidden, "the notebook has hidden tests to look for"
     import html as html_lib
 

@@ -10,7 +10,7 @@ import json
 import nbformat
 import pytest
 
-from conftest import COURSE, IDS
+from conftest import COURSE, IDS, hidden_test_lines
 from course_utils import catalogue
 from course_utils.report import catalogue_table
 from course_utils.submissions import answer_cells
@@ -47,12 +47,7 @@ def test_catalogue_entries_are_documented_answers(aid):
 def _hidden_only_lines(aid):
     """Lines of hidden tests that appear nowhere in the student release (so must never be shown)."""
     released = COURSE.release(aid).read_text()
-    lines = set()
-    for cell in nbformat.read(str(COURSE.solution(aid)), as_version=4).cells:
-        if "### BEGIN HIDDEN TESTS" in cell.source:
-            body = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
-            lines |= {ln.strip() for ln in body.splitlines() if len(ln.strip()) > 25}
-    return {ln for ln in lines if json.dumps(ln)[1:-1] not in released}
+    return {ln for ln in hidden_test_lines(aid, 25) if json.dumps(ln)[1:-1] not in released}
 
 
 def _message_problems(aid, verdicts):
