@@ -5,13 +5,15 @@ When the environment variable COURSE_FIGURE_AUDIT names a file, `install_if_requ
 inline backend calls to render a figure (and `savefig` calls too). Each render appends one
 JSON line to that file:
 
-    {"notebook": "02_scaled_dot_product_attention", "cell": 12, "suptitle": "", "axes": [{"title": "...", "xlabel": "...", "ylabel": "...",
-      "colorbar": false, "cmaps": ["viridis"], "lines": [[label, linestyle, marker], ...]}, ...]}
+    {"notebook": "02_scaled_dot_product_attention", "cell": 12, "suptitle": "",
+     "axes": [{"title": "...", "xlabel": "...", "ylabel": "...", "colorbar": false,
+               "cmaps": ["viridis"], "lines": [[label, linestyle, marker], ...]}, ...]}
 
 `course demo` executes every notebook with it set when tests/test_demo.py runs the demo,
-and that test reads it (through problems()): every axes that is not a colorbar needs a title (or the
-figure a suptitle) and both axis labels, and every colour map must stay readable in grayscale.
-Without the variable nothing is patched and nothing is written.
+and that test reads it through problems(): every axes that is not a colorbar needs a title
+(or the figure a suptitle) and both axis labels, every colour map must stay readable in
+grayscale, and no two labelled curves of one axes may share both line style and marker
+(they would differ only by colour). Without the variable nothing is patched or written.
 """
 import json
 import os
@@ -19,8 +21,6 @@ from pathlib import Path
 
 ENV = "COURSE_FIGURE_AUDIT"
 
-# Curves of one axes that share a line style and a marker differ only by colour: also unreadable
-# in grayscale, so problems() flags them.
 # Colour maps whose lightness changes monotonically, so that they read correctly in grayscale
 # (and for most colour-vision deficiencies): the perceptually uniform ones, the grays and the
 # single-hue sequential ones. Rainbow-like maps (jet, rainbow, hsv, tab10...) and diverging maps

@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_utils import figure_audit
 from course_utils.course import Course, CourseError
 
 SCRATCH_CONFIG = '''\
@@ -42,7 +43,7 @@ def tool_environment():
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     env.pop("NBGRADER_EXECUTION", None)
-    env.pop("COURSE_FIGURE_AUDIT", None)  # the figure audit is for the course's own runs, never grading
+    env.pop(figure_audit.ENV, None)  # the figure audit is for the course's own runs, never grading
     return env
 
 
