@@ -1,10 +1,14 @@
 """Shared fixtures: the course under test is this repository."""
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 from course_utils.course import Course
+from course_utils.ipynb import skip_iri_format_checker
+
+skip_iri_format_checker()  # this process reads notebooks too: seconds off collection
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE = Course(ROOT)
@@ -39,7 +43,7 @@ def hidden_test_lines(aid, longer_than):
 def _expected_seconds(item):
     """A rough cost, so the longest tests start first and both xdist workers finish together."""
     if item.originalname == "test_graders_catch_wrong_answers_and_accept_right_ones":
-        from course_utils.catalogue import load
+        from course_utils.qa.catalogue import load
 
         return 6 * (2 + len(load(COURSE, item.callspec.params["aid"])))
     heavy = {"test_course_demo_end_to_end_with_readable_figures": 500, "test_bench_quick_prints_every_part": 150}
@@ -52,7 +56,7 @@ def _expected_seconds(item):
 # one such module must run on one worker, or each worker grades the class again (minutes).
 # xdist's own `--dist loadgroup` cannot do it here: it renames item._nodeid, which pytest 9.2
 # no longer reads, so the groups never reach the scheduler. The scheduler below does it.
-SHARED_CLASS_MODULES = ("tests/test_grading_scale.py", "tests/test_autograde.py")
+SHARED_CLASS_MODULES = ("tests/grader/test_grading_scale.py", "tests/grader/test_pipeline.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: the suite still runs with `-p no:xdist`
@@ -70,6 +74,24 @@ def pytest_xdist_make_scheduler(config, log):
 
     config.option.loadscopereorder = False  # keep the longest-first order of the collection
     return SharedClassScheduling(config, log)
+
+
+def pytest_configure(config):
+    """Under xdist, each worker (and every process it starts) runs on a core of its own.
+
+    Each worker grades with kernels that take their share of the cores they may use
+    (course_utils.grader.pipeline.share_cores reads the CPU affinity): two workers that
+    each believed they had both cores ran two threads per kernel on two cores, and a graded
+    notebook 07 took 45% longer than with one thread each.
+    """
+    worker = getattr(config, "workerinput", None)
+    if worker is None or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    count = int(worker["workercount"])
+    if len(cores) >= count > 1:
+        index = int(worker["workerid"].removeprefix("gw"))
+        os.sched_setaffinity(0, set(cores[index::count]))
 
 
 def pytest_collection_modifyitems(items):

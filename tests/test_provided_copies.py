@@ -6,7 +6,8 @@ need as locked cells tagged `course.provided_from = "<id>/<grade_id>"`.
 import pytest
 
 from conftest import COURSE, IDS
-from course_utils.submissions import answer_cells, read, strip_solution_markers
+from course_utils.ipynb import answer_cells, read
+from course_utils.qa.submissions import strip_solution_markers
 
 
 def _provided(aid):

@@ -8,38 +8,41 @@ README = (ROOT / "README.md").read_text()
 
 # Each command the README shows, and the test that runs it.
 EXERCISED_BY = {
-    "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/course demo": "test_demo.py",
+    "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/course demo": "qa/test_demo.py",
     'python3 -m venv .venv && .venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -n 2': ".ci/run",
-    ".venv/bin/course lab": "test_course_lab.py",
-    ".venv/bin/course lab --instructor": "test_course_lab.py",  # the formgrader page: test_browser.py
-    "course lab": "test_course_lab.py",
-    ".venv/bin/course validate notebooks/01_queries_keys_values/01_queries_keys_values.ipynb": "test_cli.py",
+    ".venv/bin/course lab": "cli/test_course_lab.py",
+    ".venv/bin/course lab --instructor": "cli/test_course_lab.py",  # the formgrader page: cli/test_browser.py
+    "course lab": "cli/test_course_lab.py",
+    ".venv/bin/course validate notebooks/01_queries_keys_values/01_queries_keys_values.ipynb": "cli/test_cli.py",
     ".venv/bin/course release": "test_release.py",
     "course release 02": "test_release.py",
     "course release": "test_release.py",
     "course release --check": "test_release.py",
-    "course autograde": "test_autograde.py",
-    "course demo": "test_demo.py",
+    "course autograde": "grader/test_pipeline.py",
+    "course demo": "qa/test_demo.py",
     ".venv/bin/course release --check": "test_release.py",
-    ".venv/bin/course execute --fast": "test_execute.py",  # and test_demo.py
-    ".venv/bin/course autograde --workers 2": "test_grading_scale.py",
-    ".venv/bin/course feedback": "test_grading_scale.py",
-    ".venv/bin/course report": "test_grading_scale.py",
-    ".venv/bin/course bench grade": "test_grading_scale.py",
-    ".venv/bin/course bench": "test_bench.py",
-    "course bench": "test_bench.py",
-    "course bench grade": "test_grading_scale.py",
-    "course bench attention": "test_bench.py",
-    "course bench train": "test_bench.py",
-    "course bench decode": "test_bench.py",
-    "course bench --quick": "test_bench.py",
-    "course autograde --workers N": "test_grading_scale.py",
-    "course autograde --scheduler tcp://HOST:8786": "test_grading_scale.py",
-    "course autograde --scheduler": "test_grading_scale.py",
-    "course feedback": "test_grading_scale.py",
-    "course report": "test_grading_scale.py",
-    ".venv/bin/course catalogue": "test_cli.py",
-    "course catalogue": "test_cli.py",
+    ".venv/bin/course execute --fast": "qa/test_execute.py",  # and qa/test_demo.py
+    ".venv/bin/course autograde --workers 2": "grader/test_grading_scale.py",
+    ".venv/bin/course feedback": "grader/test_grading_scale.py",
+    ".venv/bin/course report": "grader/test_grading_scale.py",
+    ".venv/bin/course bench grade": "grader/test_grading_scale.py",
+    ".venv/bin/course bench": "bench/test_bench.py",
+    "course bench": "bench/test_bench.py",
+    "course bench grade": "grader/test_grading_scale.py",
+    "course bench attention": "bench/test_bench.py",
+    "course bench train": "bench/test_bench.py",
+    "course bench decode": "bench/test_bench.py",
+    "course bench mfu": "bench/test_bench.py",
+    '.venv/bin/python -m pytest -m "not slow"': ".ci/run",  # the same suite, its fast layer
+    'pip install -e ".[grader]"': "test_pins.py",
+    "course bench --quick": "bench/test_bench.py",
+    "course autograde --workers N": "grader/test_grading_scale.py",
+    "course autograde --scheduler tcp://HOST:8786": "grader/test_grading_scale.py",
+    "course autograde --scheduler": "grader/test_grading_scale.py",
+    "course feedback": "grader/test_grading_scale.py",
+    "course report": "grader/test_grading_scale.py",
+    ".venv/bin/course catalogue": "cli/test_cli.py",
+    "course catalogue": "cli/test_cli.py",
 }
 
 
@@ -72,7 +75,7 @@ def test_readme_course_subcommands_exist():
 
 
 def test_readme_catalogue_table_counts_the_catalogue():
-    from course_utils.catalogue import load
+    from course_utils.qa.catalogue import load
 
     from conftest import COURSE
 

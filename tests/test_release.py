@@ -6,17 +6,19 @@ import pytest
 
 from conftest import COURSE, IDS, ROOT, run_course
 from course_utils.course import Course
-from course_utils.submissions import answer_cells, nbgrader_meta
+from course_utils.ipynb import answer_cells, nbgrader_meta
 
 HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 
 
+@pytest.mark.slow
 def test_release_is_in_sync():
     result = run_course("release", "--check")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "in sync" in result.stdout
 
 
+@pytest.mark.slow
 def test_release_check_names_a_stale_notebook(tmp_path):
     for name in ("solutions", "notebooks", "nbgrader_config.py"):
         source = ROOT / name

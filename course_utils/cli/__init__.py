@@ -1,0 +1,41 @@
+"""The `course` command: one module per subcommand, each registering itself with `add_parser`.
+
+For everyone who types `course ...`: students (`validate`, `lab`), instructors (`release`,
+`autograde`, `feedback`, `report`, `lab --instructor`) and course authors (`execute`,
+`catalogue`, `bench`, `demo`). Each module's options take their defaults from the function or
+dataclass the command calls, so every default is written once; heavy imports (nbgrader,
+papermill, torch) wait until a command runs, so `course --help` stays quick.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from course_utils.course import Course, CourseError
+from course_utils.ipynb import skip_iri_format_checker
+
+COMMANDS = ("release", "execute", "autograde", "validate", "catalogue", "feedback", "report", "bench", "demo",
+            "lab")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="course", description="Attention, Graded: the course's tools.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"course_utils.cli.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    skip_iri_format_checker()  # seconds off every command that reads a notebook
+    args = build_parser().parse_args(argv)
+    try:
+        course = Course.here() if getattr(args, "needs_course", True) else None
+        return args.run(args, course)
+    except CourseError as error:
+        print(f"course {args.command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,39 @@
+"""`course autograde`: grade the submitted folder into the gradebook; write reports/grades.csv."""
+from __future__ import annotations
+
+import argparse
+
+from course_utils.cli.common import add_ids, default
+from course_utils.course import Course
+from course_utils.grader.jobs import Limits
+from course_utils.grader.pipeline import autograde
+from course_utils.grader.records import records_table
+
+
+def run(args: argparse.Namespace, course: Course) -> int:
+    limits = Limits(cell_seconds=args.cell_timeout, job_seconds=args.timeout,
+                    memory_bytes=int(args.memory_gb * 2**30))
+    records = autograde(course, course.select(args.ids) if args.ids else None, workers=args.workers,
+                        scheduler=args.scheduler, db_url=args.db_url, force=args.force, limits=limits)
+    print(records_table(records))
+    print(f"wrote {course.reports('grades.csv')}")
+    return 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("autograde", help="grade submitted/ into the gradebook; write reports/grades.csv")
+    add_ids(p)
+    p.add_argument("--workers", type=int, default=default(autograde, "workers"),
+                   help="submissions graded at once (default %(default)s)")
+    p.add_argument("--scheduler", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="grade on a Dask cluster at ADDRESS (tcp://host:8786); alone: a local Dask cluster")
+    p.add_argument("--db-url", default=None, help="SQLAlchemy URL of the gradebook (default: the course's SQLite)")
+    p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
+    p.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds,
+                   help="seconds one cell may run (default %(default)s)")
+    p.add_argument("--timeout", type=int, default=Limits.job_seconds,
+                   help="seconds one submission may take (default %(default)s)")
+    p.add_argument("--memory-gb", type=float, default=Limits.memory_bytes / 2**30,
+                   help="memory limit of a student's kernel (default %(default)g)")
+    p.set_defaults(run=run)
+    return p

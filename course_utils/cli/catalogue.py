@@ -1,0 +1,31 @@
+"""`course catalogue`: grade the bug catalogue; wrong answers must lose points, right ones keep them."""
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+from course_utils.cli.common import add_ids, default
+from course_utils.course import Course
+from course_utils.qa import catalogue
+
+
+def run(args: argparse.Namespace, course: Course) -> int:
+    verdicts = catalogue.run(course, course.select(args.ids), workers=args.workers, progress=True)
+    print(catalogue.table(verdicts))
+    misses = [v for v in verdicts if not v.ok]
+    wrong = [v for v in verdicts if v.expected == "less"]
+    right = [v for v in verdicts if v.expected == "full" and v.entry.startswith("right_")]
+    print(f"{len(wrong)} wrong answers ({sum(v.ok for v in wrong)} caught), "
+          f"{len(right)} right answers ({sum(v.ok for v in right)} kept full marks), {len(misses)} misses.")
+    devices = Counter(v.device or "(did not say)" for v in verdicts)
+    print("graded kernels ran on: " + ", ".join(f"{device} ({n})" for device, n in devices.most_common()))
+    return 1 if misses else 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("catalogue", help="grade the bug catalogue: wrong answers must lose points")
+    add_ids(p)
+    p.add_argument("--workers", type=int, default=default(catalogue.run, "workers"),
+                   help="submissions graded at once (default %(default)s)")
+    p.set_defaults(run=run)
+    return p

@@ -1,0 +1,162 @@
+"""`course lab`: JupyterLab 4 on this machine, with the course's notebooks and nbgrader's extensions.
+
+The server runs from the course root (nbgrader's Validate button and formgrader read
+`nbgrader_config.py` from the server's working directory, and the formgrader needs the
+course root inside the server's root), listens on 127.0.0.1 only, and is offline-safe:
+no update check on the server, no news or update fetch in the page.
+
+`lab_command()` builds the exact command line and `lab_environment()` its environment; the
+browser tests start their server with both.
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from course_utils.course import Course
+
+DEFAULT_PORT = 8888
+HOST = "127.0.0.1"
+
+# JupyterLab settings the course changes from JupyterLab's defaults (a user's own settings
+# still win). fetchNews "false" is "Never" in the settings editor: no request to the news feed
+# and no toast asking about it; checkForUpdates false: the page never asks for a newer version.
+SETTINGS_OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+}
+# For tests and screenshots: render every cell (JupyterLab 4.6 renders cells lazily by default).
+RENDER_ALL_CELLS = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
+
+STUDENT_URL = "/lab/tree/notebooks"
+INSTRUCTOR_URL = "/formgrader"
+
+
+class PortInUse(Exception):
+    """The port is taken: another Jupyter (or anything else) already listens there."""
+
+
+def settings_overrides(extra: dict | None = None) -> dict:
+    """SETTINGS_OVERRIDES, with `extra` ({plugin id: {setting: value}}) merged in."""
+    merged = {plugin: dict(values) for plugin, values in SETTINGS_OVERRIDES.items()}
+    for plugin, values in (extra or {}).items():
+        merged.setdefault(plugin, {}).update(values)
+    return merged
+
+
+def write_app_settings(directory: str | Path, extra: dict | None = None) -> Path:
+    """Write JupyterLab's app settings dir (`overrides.json`); return the directory.
+
+    Any overrides.json of this environment's own JupyterLab app settings dir is kept
+    (ours win where both set a value), so pointing LabApp.app_settings_dir here loses nothing.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    overrides = {}
+    existing = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    if existing.is_file() and existing.resolve() != (directory / "overrides.json").resolve():
+        try:
+            overrides = json.loads(existing.read_text(encoding="utf-8"))
+        except ValueError:
+            overrides = {}
+    for plugin, values in settings_overrides(extra).items():
+        overrides.setdefault(plugin, {}).update(values)
+    (directory / "overrides.json").write_text(json.dumps(overrides, indent=2) + "\n", encoding="utf-8")
+    return directory
+
+
+def lab_command(root: str | Path, port: int = DEFAULT_PORT, *, app_settings_dir: str | Path,
+                token: str | None = None, open_browser: bool = True, instructor: bool = False,
+                extra_args: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """The `jupyter lab` command line for the course at `root` (run it with cwd=root).
+
+    `app_settings_dir` is a folder made by write_app_settings(). `token` None lets
+    Jupyter make one (it prints the URL with it). `extra_args` go last (tests add
+    private user-settings and workspaces dirs there).
+    """
+    root = Path(root).resolve()
+    argv = [
+        sys.executable, "-m", "jupyterlab",   # JupyterLab of this environment, whatever PATH says
+        f"--ServerApp.root_dir={root}",
+        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.port={int(port)}",
+        "--ServerApp.port_retries=0",          # exactly this port, or a clear failure
+        f"--ServerApp.open_browser={bool(open_browser)}",
+        f"--LabApp.default_url={INSTRUCTOR_URL if instructor else STUDENT_URL}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.news_url=None",
+        "--LabApp.extension_manager=readonly",  # lists installed extensions; never asks PyPI
+        f"--LabApp.app_settings_dir={Path(app_settings_dir).resolve()}",
+    ]
+    if token is not None:
+        argv.append(f"--IdentityProvider.token={token}")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        argv.append("--ServerApp.allow_root=True")   # jupyter refuses to run as root otherwise
+    argv.extend(extra_args)
+    return argv
+
+
+def lab_environment(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment to run lab_command() in: `base` (os.environ) with this Python's bin dir first on PATH.
+
+    nbgrader runs some tools by name (the formgrader runs `alembic` when it creates the
+    gradebook), and kernels must be this environment's, even when the venv is not activated.
+    """
+    env = dict(os.environ if base is None else base)
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    return env
+
+
+def check_port(port: int, host: str = HOST) -> None:
+    """Raise PortInUse if `port` cannot be bound on `host` (as the server would bind it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # Tornado sets SO_REUSEADDR too: a port left in TIME_WAIT is free for it, a listening one is not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, int(port)))
+        except OSError as error:
+            if error.errno in (errno.EADDRINUSE, errno.EACCES):
+                raise PortInUse(port) from error
+            raise
+
+
+def port_message(port: int) -> str:
+    return (f"course lab: port {port} on {HOST} is already in use (another JupyterLab?). "
+            f"Open the one that is running, stop it, or pick another port: "
+            f"course lab --port {int(port) + 1}")
+
+
+def run(args: argparse.Namespace, course: Course) -> int:
+    """Start JupyterLab for `course` (this process becomes the server on POSIX); return its exit status."""
+    try:
+        check_port(args.port)
+    except PortInUse:
+        print(port_message(args.port), file=sys.stderr)
+        return 2
+    settings = write_app_settings(course.build("lab", "app-settings"))
+    argv = lab_command(course.root, args.port, app_settings_dir=settings,
+                       open_browser=not args.no_browser, instructor=args.instructor)
+    where = "the formgrader (instructor)" if args.instructor else "notebooks/"
+    print(f"course lab: starting JupyterLab on http://{HOST}:{args.port} at {where}; "
+          "Ctrl-C twice to stop.", file=sys.stderr, flush=True)
+    if os.name == "posix":
+        # Become the server: Ctrl-C, SIGTERM and the exit status are then JupyterLab's own,
+        # and no orphaned server outlives a `course lab` that was stopped.
+        os.chdir(course.root)
+        os.execve(argv[0], argv, lab_environment())
+    return subprocess.call(argv, cwd=course.root, env=lab_environment())
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register `course lab` on the `course` command's subparsers."""
+    p = subparsers.add_parser("lab", help="open the course in JupyterLab (Validate button, formgrader)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port on {HOST} (default {DEFAULT_PORT})")
+    p.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
+    p.add_argument("--instructor", action="store_true", help="open nbgrader's formgrader instead of notebooks/")
+    p.set_defaults(run=run)
+    return p

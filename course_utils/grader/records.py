@@ -1,0 +1,77 @@
+"""What grading one (student, assignment) gives: the one record every part of the course reads.
+
+`course autograde`, the catalogue, the demo and the benchmarks all get `GradeRecord`s from
+`pipeline.autograde`; grades.csv and the journal are written from them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Status = Literal["graded", "error", "missing"]
+STATUSES: tuple[Status, ...] = ("graded", "error", "missing")
+
+# grades.csv, one row per record; also what the journal keeps of each.
+CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "status", "detail", "flags"]
+
+
+@dataclass
+class GradeRecord:
+    student_id: str
+    assignment: str
+    status: Status                 # graded; error (detail says why); missing (nothing handed in)
+    score: float = 0.0
+    max_score: float = 0.0
+    detail: str = ""               # "all tests passed", "failed: <cells>", or the error, for the student
+    flags: list[str] = field(default_factory=list)   # what the instructor should look at (never scored)
+    cells: dict[str, tuple[float, float]] = field(default_factory=dict, repr=False)  # test cell -> (score, max)
+    autograded: str = field(default="", repr=False)  # the graded notebook's JSON, "" if none
+    log: str = field(default="", repr=False)         # the end of nbgrader's log (for errors)
+    seconds: float = 0.0
+
+    def summary(self) -> dict:
+        """The CSV columns of this record (flags joined), as the journal and grades.csv keep them."""
+        return {"student_id": self.student_id, "assignment": self.assignment, "score": self.score,
+                "max_score": self.max_score, "status": self.status, "detail": self.detail,
+                "flags": list(self.flags)}
+
+    @classmethod
+    def from_summary(cls, summary: dict) -> GradeRecord:
+        return cls(summary["student_id"], summary["assignment"], summary["status"], float(summary["score"]),
+                   float(summary["max_score"]), summary["detail"], list(summary["flags"]))
+
+    @property
+    def full_marks(self) -> bool:
+        return self.status == "graded" and self.score == self.max_score
+
+
+def score_table(records: list[GradeRecord], ids: list[str]) -> str:
+    """One line per student, one column per notebook: score/max (or the status when not graded)."""
+    from collections import defaultdict
+
+    from tabulate import tabulate
+
+    by_student: dict[str, dict[str, tuple[str, float, float]]] = defaultdict(dict)
+    for record in records:
+        cell = f"{record.score:g}/{record.max_score:g}" if record.status == "graded" else record.status
+        by_student[record.student_id][record.assignment] = (cell, record.score, record.max_score)
+    shown = [aid for aid in ids if any(aid in marks for marks in by_student.values())]
+    table = []
+    for student, marks in sorted(by_student.items()):
+        got = sum(m[1] for m in marks.values())
+        most = sum(m[2] for m in marks.values())
+        table.append([student, *(marks.get(aid, ("-",))[0] for aid in shown), f"{got:g}/{most:g}"])
+    headers = ["student", *(aid[:2] for aid in shown), "total"]
+    return tabulate(table, headers=headers, tablefmt="simple")
+
+
+def records_table(records: list[GradeRecord], width: int = 60) -> str:
+    """One line per record: what `course autograde` prints."""
+    from tabulate import tabulate
+
+    def short(text: str) -> str:
+        return text if len(text) <= width else text[:width - 1] + "…"
+
+    return tabulate([(r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, short(r.detail),
+                      short("; ".join(r.flags))) for r in records],
+                    headers=["student", "assignment", "score", "max", "status", "detail", "flags"])

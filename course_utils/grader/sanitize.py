@@ -1,0 +1,147 @@
+"""Checks made on a submission before nbgrader sees it.
+
+nbgrader fails a whole notebook on some student slips (a file that is not valid JSON) and
+grades others silently (monkeypatched torch). Here each submission is read defensively:
+what cannot be graded becomes a clear error for that student alone, and what the
+instructor should look at becomes a flag. The repairs themselves run inside nbgrader, as
+preprocessors (`course_utils.grader.preprocessors`).
+"""
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from course_utils.ipynb import nbgrader_meta
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+
+class BrokenSubmission(Exception):
+    """The submission cannot be graded; the message says why, for the student."""
+
+
+@dataclass
+class Prepared:
+    notebook_json: str                                   # the notebook as nbformat 4 JSON
+    flags: list[str] = field(default_factory=list)       # for the instructor
+    notes: list[str] = field(default_factory=list)       # for the student's detail line
+
+
+def locate(folder: Path, aid: str) -> tuple[Path | None, str | None]:
+    """The student's notebook for `aid` in `folder`, or None; a lone misnamed notebook counts."""
+    expected = folder / f"{aid}.ipynb"
+    if expected.is_file():
+        return expected, None
+    if not folder.is_dir():
+        return None, None
+    others = sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith("."))
+    if len(others) == 1:
+        return others[0], f"graded {others[0].name} in place of {expected.name}"
+    return None, None
+
+
+def read_notebook(raw: bytes, name: str) -> NotebookNode:
+    """The notebook in `raw` (the bytes of a file called `name`), or BrokenSubmission saying why not."""
+    import nbformat
+
+    if not raw.strip():
+        raise BrokenSubmission(f"{name} is empty.")
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise BrokenSubmission(f"{name} is not valid notebook JSON ({error}); it may be truncated "
+                               "or edited outside Jupyter. Re-download and resubmit it.") from None
+    try:
+        nb = nbformat.reads(json.dumps(data), as_version=4)  # joins list-valued sources too
+        nbformat.validate(nb)
+    except Exception as error:  # noqa: BLE001  (nbformat raises several kinds)
+        raise BrokenSubmission(f"{name} is not a valid Jupyter notebook: "
+                               f"{str(error).splitlines()[0]}") from None
+    return nb
+
+
+def duplicate_grade_ids(nb: NotebookNode) -> list[str]:
+    """A note per cell that repeats an earlier cell's grade id (a copied cell).
+
+    Such a copy keeps running as an ordinary cell (preprocessors.KeepFirstGradeId).
+    """
+    seen, notes = set(), []
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if grade_id is None:
+            continue
+        if grade_id in seen:
+            notes.append(f"a copy of cell {grade_id} was kept as an ordinary cell")
+        seen.add(grade_id)
+    return notes
+
+
+TORCH_ROOTS = {"torch", "builtins", "__builtins__", "F", "nn", "np", "sys"}
+FILE_CALLS = {"open", "listdir", "scandir", "walk", "glob", "iglob", "read_text", "read_bytes",
+              "rglob", "iterdir", "load"}
+SENSITIVE_WORDS = ("solutions", "submitted", "autograded", "gradebook", "..", "/home", "/root", "/work")
+
+
+def _dotted(node: ast.AST) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def static_flags(source: str) -> list[str]:
+    """What a student's code does that the instructor should look at (not proof of cheating)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    flags = set()
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            name = _dotted(target)
+            if "." in name and name.split(".")[0] in TORCH_ROOTS:
+                flags.add(f"monkeypatch: assigns {name}")
+        if isinstance(node, ast.Call):
+            func = _dotted(node.func)
+            if func in ("setattr", "builtins.setattr") and node.args and \
+                    _dotted(node.args[0]).split(".")[0] in TORCH_ROOTS:
+                flags.add(f"monkeypatch: setattr on {_dotted(node.args[0])}")
+            leaf = func.rsplit(".", 1)[-1]
+            if leaf in FILE_CALLS:
+                text = ast.unparse(node)
+                if any(word in text for word in SENSITIVE_WORDS):
+                    flags.add(f"file access: {text[:80]}")
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                if _dotted(base) in ("torch.Tensor", "Tensor"):
+                    flags.add(f"tensor subclass: class {node.name}")
+        if isinstance(node, ast.FunctionDef) and node.name == "__torch_function__":
+            flags.add("tensor subclass: defines __torch_function__")
+    return sorted(flags)
+
+
+def prepare(raw: bytes, name: str) -> Prepared:
+    """Read and inspect one submission; raise BrokenSubmission if it cannot be graded."""
+    import nbformat
+
+    nb = read_notebook(raw, name)
+    notes = duplicate_grade_ids(nb)
+    flags = []
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        if cell.cell_type == "code" and not meta.get("locked"):
+            flags.extend(static_flags(cell.source))
+    if notes:
+        flags.append("duplicate grade ids: " + "; ".join(notes))
+    return Prepared(nbformat.writes(nb), sorted(set(flags)), notes)

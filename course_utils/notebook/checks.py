@@ -1,0 +1,162 @@
+"""Checks used by the notebooks' test cells.
+
+Their messages teach: they name the property that failed and hint at the usual cause,
+and never print the values the test expected (which would hand out the answer).
+They compare through functions captured in `course_utils.trusted`, so answer cells
+that monkeypatch torch cannot make a check pass.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from course_utils.notebook import trusted
+
+if TYPE_CHECKING:
+    import torch
+
+
+def expect(condition: object, message: str) -> None:
+    """Fail with a teaching message when `condition` is false."""
+    if not condition:
+        raise AssertionError(message)
+
+
+def expect_tensor(value: object, what: str) -> None:
+    """`value` must be a plain torch.Tensor (not a list, array or Tensor subclass)."""
+    kind = type(value)
+    expect(kind is trusted.Tensor,
+           f"{what} must be a torch.Tensor, but it is a {kind.__module__}.{kind.__qualname__}. "
+           "Build the result with torch operations and return the tensor itself.")
+
+
+def expect_shape(value: object, shape: tuple[int, ...], what: str, hint: str = "") -> None:
+    """`value` must be a tensor of exactly `shape` (shapes are part of the spec, so shown)."""
+    expect_tensor(value, what)
+    actual = tuple(value.shape)
+    expect(actual == tuple(shape),
+           f"{what} has shape {actual}, but its shape should be {tuple(shape)}. {hint}".rstrip())
+
+
+def expect_dtype(value: object, dtype: torch.dtype, what: str) -> None:
+    expect_tensor(value, what)
+    expect(value.dtype == dtype,
+           f"{what} has dtype {value.dtype}, but it should keep the input's dtype {dtype}. "
+           "Avoid creating tensors without dtype=... taken from the inputs.")
+
+
+def expect_device(value: object, device: torch.device, what: str) -> None:
+    expect_tensor(value, what)
+    expect(value.device == device,
+           f"{what} is on {value.device}, but the inputs were on {device}. "
+           "Create new tensors with device=... taken from the inputs.")
+
+
+def expect_finite(value: object, what: str, hint: str = "") -> None:
+    expect_tensor(value, what)
+    bad = int((~trusted.isfinite(value)).sum())
+    expect(bad == 0, f"{what} contains {bad} NaN or infinite entries. {hint}".rstrip())
+
+
+def _default_tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    import torch
+
+    if dtype in (torch.float16, torch.bfloat16):
+        return 2e-2, 2e-2
+    if dtype == torch.float64:
+        return 1e-9, 1e-7
+    return 1e-5, 1e-4
+
+
+def expect_close(actual: object, reference: torch.Tensor, what: str, hint: str = "", atol: float | None = None,
+                 rtol: float | None = None) -> None:
+    """`actual` must match `reference` in type, shape, dtype, device and value.
+
+    On a mismatch the message says how many entries differ and by how much at most,
+    never what the reference values are.
+    """
+    expect_shape(actual, reference.shape, what, hint)
+    expect_dtype(actual, reference.dtype, what)
+    expect_device(actual, reference.device, what)
+    default_atol, default_rtol = _default_tolerance(reference.dtype)
+    atol = default_atol if atol is None else atol
+    rtol = default_rtol if rtol is None else rtol
+    a, r = actual.detach().double(), reference.detach().double()
+    close = trusted.isclose(a, r, rtol=rtol, atol=atol, equal_nan=True)
+    wrong = int((~close).sum())
+    if wrong:
+        diff = (a - r).abs()
+        worst = float(diff[trusted.isfinite(diff)].max()) if bool(trusted.isfinite(diff).any()) else float("nan")
+        raise AssertionError(
+            f"{what} is wrong at {wrong} of {close.numel()} entries "
+            f"(largest difference {worst:.2g}). {hint}".rstrip())
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Run student code without letting it write to stderr.
+
+    nbgrader gives 0 points to a test cell that writes anything to stderr, so a correct
+    answer that happens to warn or print a debug line to stderr would lose its marks.
+    Warnings are ignored and both Python's and the process's stderr are swallowed.
+    """
+    sys.stderr.flush()
+    saved_fd = None
+    sink = tempfile.TemporaryFile()
+    try:
+        saved_fd = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+    except OSError:  # no real fd 2 (some embedded interpreters): Python-level only
+        saved_fd = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with contextlib.redirect_stderr(io.StringIO()):
+                yield
+    finally:
+        if saved_fd is not None:
+            os.dup2(saved_fd, 2)
+            os.close(saved_fd)
+        sink.close()
+
+
+def call(what: str, function: Callable, *args: object, hint: str = "") -> object:
+    """Call a student's `function(*args)` quietly (see `quiet`) and return what it returns.
+
+    An exception it raises fails the test with a message naming `what` was called, the
+    exception and `hint`, instead of ending the test cell with the student's traceback.
+    """
+    try:
+        with quiet():
+            return function(*args)
+    except Exception as error:  # noqa: BLE001  (any bug of the answer is the student's to see)
+        raise AssertionError(f"{what} raised {type(error).__name__}: {error}. {hint}".rstrip(". ") + ".") from None
+
+
+def flat_bools(values: object) -> list[bool]:
+    """The entries of a tensor (any dtype or device) or of nested lists, as one flat list of bools."""
+    if isinstance(values, (list, tuple)):
+        return [b for item in values for b in flat_bools(item)]
+    if isinstance(values, trusted.Tensor):
+        return [bool(v) for v in values.detach().cpu().reshape(-1).tolist()]
+    return [bool(values)]
+
+
+def expect_mask(mask: object, reference: object, what: str, hint: str) -> None:
+    """`mask` (already shape- and dtype-checked) equals `reference` (nested lists or a tensor) everywhere.
+
+    The message counts the wrong entries and never shows them; a mask wrong everywhere is
+    named as inverted (in this course True means "may attend").
+    """
+    got, ref = flat_bools(mask), flat_bools(reference)
+    wrong = sum(g != r for g, r in zip(got, ref))
+    if wrong and wrong == len(ref):
+        raise AssertionError(f"{what} is inverted everywhere: in this course True means 'may attend' "
+                             "(the opposite of nn.MultiheadAttention's key_padding_mask).")
+    expect(wrong == 0, f"{what} is wrong at {wrong} of {len(ref)} entries. {hint}")

@@ -1,0 +1,81 @@
+"""`course execute`: run solution notebooks top to bottom with papermill."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tabulate import tabulate
+
+from course_utils.course import Course
+from course_utils.qa import figure_audit
+
+CELL_TIMEOUT_S = 900  # the longest cell is training in notebook 07 (full mode)
+# The kernel's own log (e.g. ipykernel's warning about unencrypted local TCP) is noise here.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+
+
+@dataclass
+class Run:
+    notebook: str
+    status: Literal["ok", "failed"]
+    seconds: float
+    detail: str = ""
+    output: Path | None = None
+
+
+def kernel_arguments() -> list[str]:
+    """Arguments for the kernels papermill starts: quiet, and the figure audit when it is asked for.
+
+    The audit reaches kernels here, through the executor, so that a student's kernel never
+    imports it (it runs only where COURSE_FIGURE_AUDIT names a file).
+    """
+    return QUIET_KERNEL + ([figure_audit.KERNEL_ARGUMENT] if os.environ.get(figure_audit.ENV) else [])
+
+
+def _failure(exc: BaseException) -> str:
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(exc, PapermillExecutionError):
+        first_line = (exc.evalue or "").strip().splitlines()[:1]
+        return f"cell {exc.cell_index}: {exc.ename}: {first_line[0] if first_line else ''}".strip()
+    return f"{type(exc).__name__}: {exc}"
+
+
+def execute(course: Course, ids: list[str], device: str = "auto", fast: bool = True, seed: int = 0,
+            out_dir: Path | None = None) -> list[Run]:
+    """Run each solution notebook into build/executed/; a failure is reported, the rest still run."""
+    import papermill  # seconds to import: only when notebooks run
+    from tqdm.auto import tqdm
+
+    out_dir = Path(out_dir or course.build("executed"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # Kernels are started by name (python3): make this environment's python the one found.
+    os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    runs = []
+    bar = tqdm(ids, desc="executing", unit="notebook", file=sys.stderr)
+    for aid in bar:
+        bar.set_postfix_str(aid)
+        source = course.solution(aid)
+        target = out_dir / source.name
+        start = time.perf_counter()
+        try:
+            papermill.execute_notebook(
+                str(source), str(target), parameters={"device": device, "fast": bool(fast), "seed": seed},
+                kernel_name="python3", cwd=str(source.parent), progress_bar=False,
+                execution_timeout=CELL_TIMEOUT_S, extra_arguments=kernel_arguments())
+            runs.append(Run(aid, "ok", time.perf_counter() - start, output=target))
+        except Exception as exc:  # noqa: BLE001  (any failure is reported; the rest still run)
+            runs.append(Run(aid, "failed", time.perf_counter() - start, _failure(exc), target))
+    bar.close()
+    return runs
+
+
+def execution_table(runs: list[Run]) -> str:
+    rows = [(r.notebook, r.status, f"{r.seconds:.1f}", r.detail) for r in runs]
+    total = sum(r.seconds for r in runs)
+    rows.append(("total", f"{sum(r.status == 'ok' for r in runs)}/{len(runs)} ok", f"{total:.1f}", ""))
+    return tabulate(rows, headers=["notebook", "status", "seconds", "detail"], tablefmt="simple")

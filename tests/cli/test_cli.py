@@ -1,0 +1,90 @@
+"""The `course` command: clear errors, defaults written once, and Validate as a student uses it."""
+import inspect
+import subprocess
+import sys
+
+import pytest
+
+from conftest import COURSE, IDS, run_course
+from course_utils import ipynb
+from course_utils.qa import submissions
+
+GRADED = [aid for aid in IDS if ipynb.answer_cells(ipynb.read(COURSE.solution(aid)))]
+
+
+def test_unknown_id_names_the_known_ones():
+    result = run_course("execute", "99_nothing")
+    assert result.returncode == 2
+    assert "Unknown notebook id '99_nothing'" in result.stderr and IDS[0] in result.stderr
+
+
+def test_outside_a_course_says_where_to_run(tmp_path):
+    result = run_course("release", "--check", cwd=tmp_path)
+    assert result.returncode == 2 and "Run `course` from inside the repository" in result.stderr
+
+
+def test_missing_solution_notebook_is_named(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.source_directory = "solutions"\n')
+    (tmp_path / "solutions" / "01_empty").mkdir(parents=True)
+    result = run_course("release", cwd=tmp_path)
+    assert result.returncode == 2 and "01_empty.ipynb" in result.stderr
+
+
+@pytest.mark.slow
+def test_catalogue_command_prints_its_table():
+    result = run_course("catalogue", IDS[0])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "perfect submission" in result.stdout and "0 misses" in result.stdout
+
+
+def test_validate_a_missing_file():
+    result = run_course("validate", "notebooks/nope.ipynb")
+    assert result.returncode == 2 and "No notebook at" in result.stderr
+
+
+def test_autograde_without_submissions_explains_the_layout(tmp_path):
+    for name in ("nbgrader_config.py",):
+        (tmp_path / name).write_text((COURSE.root / name).read_text())
+    (tmp_path / "solutions").mkdir()
+    result = run_course("autograde", cwd=tmp_path)
+    assert result.returncode == 2 and "submitted" in result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("aid", GRADED[:1])
+def test_validate_blank_release_fails_and_answered_notebook_passes(aid, tmp_path):
+    # Exactly the README's command: the blank release fails its tests.
+    result = run_course("validate", COURSE.release(aid).relative_to(COURSE.root))
+    assert result.returncode == 1 and "test cell(s) fail" in result.stdout
+    release = ipynb.read(COURSE.release(aid))
+
+    answered = submissions.perfect(release, ipynb.read(COURSE.solution(aid)))
+    done = ipynb.write(answered, tmp_path / "done" / f"{aid}.ipynb")
+    result = run_course("validate", done)
+    assert result.returncode == 0 and "Success" in result.stdout, result.stdout + result.stderr
+
+
+def test_every_default_is_the_one_of_the_function_the_command_calls():
+    from course_utils.cli import build_parser
+    from course_utils.grader.jobs import Limits
+    from course_utils.grader.pipeline import autograde
+    from course_utils.qa import catalogue
+    from course_utils.qa.execute import execute
+
+    parser = build_parser()
+    args = parser.parse_args(["autograde"])
+    assert (args.workers, args.cell_timeout, args.timeout, args.memory_gb * 2**30) == (
+        inspect.signature(autograde).parameters["workers"].default, Limits.cell_seconds, Limits.job_seconds,
+        Limits.memory_bytes)
+    assert parser.parse_args(["catalogue"]).workers == inspect.signature(catalogue.run).parameters["workers"].default
+    args = parser.parse_args(["execute"])
+    assert (args.device, args.seed) == tuple(inspect.signature(execute).parameters[p].default
+                                             for p in ("device", "seed"))
+
+
+def test_help_loads_no_heavy_library():
+    """`course --help` builds every subcommand's parser without nbgrader, nbformat, papermill or torch."""
+    code = ("import sys\nfrom course_utils.cli import build_parser\nbuild_parser()\n"
+            "print(sorted(m for m in ('nbgrader', 'nbformat', 'papermill', 'torch', 'dask') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr

@@ -1,0 +1,55 @@
+"""The course's nbgrader preprocessors and the job config that swaps them into nbgrader's lists."""
+import nbformat
+from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, LimitOutput,
+                                    OverwriteCells)
+from traitlets.config import Config
+
+from course_utils.grader.preprocessors import KeepFirstGradeId, LimitOutputSize, configure_autograde
+
+
+def _cell(grade_id, source):
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {"grade_id": grade_id, "solution": True,
+                                                                    "grade": False, "locked": False}})
+
+
+def test_keep_first_grade_id_turns_later_copies_into_ordinary_cells():
+    nb = nbformat.v4.new_notebook(cells=[_cell("softmax", "first"), _cell("other", "x"), _cell("softmax", "copy")])
+    nb, _ = KeepFirstGradeId().preprocess(nb, {})
+    assert nb.cells[0].metadata.nbgrader["grade_id"] == "softmax"
+    assert "nbgrader" not in nb.cells[2].metadata, "no empty nbgrader dict left for OverwriteCells to trip on"
+    assert nb.cells[2].source == "copy"
+
+
+def test_limit_output_size_cuts_long_text_and_keeps_short_text():
+    cell = nbformat.v4.new_code_cell("print(...)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 50),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": "y" * 50}, execution_count=1),
+                    nbformat.v4.new_output("stream", name="stdout", text="short")]
+    limiter = LimitOutputSize(max_chars=10, max_lines=-1)
+    cell, _ = limiter.preprocess_cell(cell, {}, 0)
+    assert cell.outputs[0].text.startswith("x" * 10) and "40 more characters cut" in cell.outputs[0].text
+    assert cell.outputs[1].data["text/plain"].startswith("y" * 10) and len(cell.outputs[1].data["text/plain"]) < 60
+    assert cell.outputs[2].text == "short"
+
+
+def test_configure_autograde_swaps_nbgraders_classes_and_keeps_the_rest():
+    config = configure_autograde(Config(), cell_timeout=17)
+    assert config.Execute.timeout == 17
+    sanitize, autograde = config.Autograde.sanitize_preprocessors, config.Autograde.autograde_preprocessors
+    assert KeepFirstGradeId in sanitize and DeduplicateIds not in sanitize
+    assert sanitize[0] is ClearOutput and OverwriteCells in sanitize and CheckCellMetadata in sanitize
+    assert LimitOutputSize in autograde and LimitOutput not in autograde and autograde[0] is Execute
+    assert config.LimitOutputSize.max_chars > 0
+
+
+def test_configure_autograde_keeps_a_course_configured_list():
+    class Extra(ClearOutput):
+        pass
+
+    config = Config()
+    config.Autograde.sanitize_preprocessors = [Extra, DeduplicateIds]
+    config.Autograde.autograde_preprocessors.append(Extra)   # a lazy "append to nbgrader's list"
+    configure_autograde(config, cell_timeout=5)
+    assert config.Autograde.sanitize_preprocessors == [Extra, KeepFirstGradeId]
+    assert config.Autograde.autograde_preprocessors[-1] is Extra
+    assert LimitOutputSize in config.Autograde.autograde_preprocessors

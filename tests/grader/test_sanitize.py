@@ -1,0 +1,83 @@
+"""Reading a submission defensively: what cannot be graded says why; what looks odd is flagged."""
+import json
+
+import nbformat
+import pytest
+
+from course_utils.grader.sanitize import (BrokenSubmission, duplicate_grade_ids, locate, prepare, read_notebook,
+                                          static_flags)
+
+
+def _notebook(*cells):
+    nb = nbformat.v4.new_notebook(cells=list(cells))
+    return nb
+
+
+def _answer(grade_id, source="x = 1"):
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {"grade_id": grade_id, "solution": True,
+                                                                    "grade": False, "locked": False}})
+
+
+@pytest.mark.parametrize("raw, says", [
+    (b"", "is empty"),
+    (b"   \n", "is empty"),
+    (b'{"cells": [', "not valid notebook JSON"),
+    (b"\x89PNG\r\n", "not valid notebook JSON"),
+    (json.dumps({"cells": "nope"}).encode(), "not a valid Jupyter notebook"),
+])
+def test_broken_files_are_named_with_what_to_do(raw, says):
+    with pytest.raises(BrokenSubmission, match=says):
+        read_notebook(raw, "01_x.ipynb")
+
+
+def test_an_old_but_valid_notebook_is_read_as_nbformat_4():
+    old = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
+    old.nbformat_minor = 4
+    for cell in old.cells:
+        cell.pop("id", None)
+    nb = read_notebook(nbformat.writes(old).encode(), "old.ipynb")
+    assert nb.nbformat == 4 and nb.cells[0].source == "1"
+
+
+def test_copied_cells_are_noted_once_per_copy():
+    nb = _notebook(_answer("softmax"), _answer("softmax"), _answer("other"), _answer("softmax"))
+    assert duplicate_grade_ids(nb) == ["a copy of cell softmax was kept as an ordinary cell"] * 2
+    assert duplicate_grade_ids(_notebook(_answer("a"), _answer("b"))) == []
+
+
+@pytest.mark.parametrize("source, flag", [
+    ("torch.allclose = lambda *a, **k: True", "monkeypatch: assigns torch.allclose"),
+    ("setattr(torch, 'softmax', f)", "monkeypatch: setattr on torch"),
+    ("open('../../solutions/01/01.ipynb').read()", "file access"),
+    ("class Liar(torch.Tensor):\n    pass", "tensor subclass: class Liar"),
+    ("def __torch_function__(cls, *a):\n    pass", "tensor subclass: defines __torch_function__"),
+])
+def test_static_flags_name_what_to_review(source, flag):
+    assert any(f.startswith(flag) for f in static_flags(source)), static_flags(source)
+
+
+def test_ordinary_code_raises_no_flag_and_syntax_errors_are_not_flags():
+    assert static_flags("import torch\nx = torch.softmax(torch.randn(3), dim=-1)\nwith open('notes.txt') as f:\n"
+                        "    pass") == []
+    assert static_flags("def broken(:") == []
+
+
+def test_prepare_returns_nbformat_4_json_with_flags_and_notes():
+    nb = _notebook(_answer("softmax", "torch.allclose = None"), _answer("softmax"))
+    prepared = prepare(nbformat.writes(nb).encode(), "01.ipynb")
+    assert nbformat.reads(prepared.notebook_json, as_version=4).cells[0].source == "torch.allclose = None"
+    assert "monkeypatch: assigns torch.allclose" in prepared.flags
+    assert any(f.startswith("duplicate grade ids") for f in prepared.flags) and len(prepared.notes) == 1
+
+
+def test_locate_takes_a_lone_misnamed_notebook_and_nothing_ambiguous(tmp_path):
+    folder = tmp_path / "01_x"
+    assert locate(folder, "01_x") == (None, None)
+    folder.mkdir()
+    (folder / "my copy.ipynb").write_text("{}")
+    path, note = locate(folder, "01_x")
+    assert path.name == "my copy.ipynb" and "in place of 01_x.ipynb" in note
+    (folder / "another.ipynb").write_text("{}")
+    assert locate(folder, "01_x") == (None, None)
+    (folder / "01_x.ipynb").write_text("{}")
+    assert locate(folder, "01_x") == (folder / "01_x.ipynb", None)

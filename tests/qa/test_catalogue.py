@@ -1,0 +1,28 @@
+"""The catalogue's entries and verdicts (the grading itself is proven in test_graders.py)."""
+import pytest
+
+from conftest import COURSE, IDS
+from course_utils.course import Course, CourseError
+from course_utils.qa.catalogue import Verdict, load
+
+
+def test_entries_are_named_by_kind_and_exercise():
+    entries = load(COURSE, IDS[1])
+    assert entries and {e.kind for e in entries} == {"wrong", "right"}
+    entry = entries[0]
+    assert entry.student_id == f"{entry.kind}--{entry.grade_id}--{entry.name}"
+    assert load(COURSE, "00_welcome") == []
+
+
+def test_a_misnamed_catalogue_file_is_an_error(tmp_path):
+    folder = tmp_path / "tests" / "bug_catalogue" / "01_x" / "softmax"
+    folder.mkdir(parents=True)
+    (folder / "oops.py").write_text('"""?"""')
+    with pytest.raises(CourseError, match="wrong_<what>.py or right_<what>.py"):
+        load(Course(tmp_path), "01_x")
+
+
+@pytest.mark.parametrize("expected, score, ok", [("full", 5, True), ("full", 4.5, False), ("zero", 0, True),
+                                                 ("zero", 1, False), ("less", 4, True), ("less", 5, False)])
+def test_verdicts(expected, score, ok):
+    assert Verdict("01_x", "softmax", "wrong_x", score, 5, expected, "").ok is ok

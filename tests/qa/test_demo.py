@@ -1,0 +1,47 @@
+"""`course demo`, the README's main job, end to end.
+
+The demo executes every solution notebook with papermill in fast mode on the CPU (on a
+machine without a GPU, as CI is), so this test is also the suite's check that every
+notebook runs without error, and, through course_utils.qa.figure_audit, that every figure is
+readable: one execution serves all three, which keeps the suite short.
+"""
+import os
+import re
+
+import nbformat
+import pytest
+
+from conftest import COURSE, IDS, ROOT, run_course
+from course_utils.qa import figure_audit
+
+DRAWS = ("plt.", "attention_heatmap(", "line_plot(", ".plot(", ".imshow(")
+
+
+def _draws_figures(aid):
+    nb = nbformat.read(str(COURSE.solution(aid)), as_version=4)
+    return any(word in cell.source for cell in nb.cells if cell.cell_type == "code" for word in DRAWS)
+
+
+@pytest.mark.slow
+def test_course_demo_end_to_end_with_readable_figures(tmp_path):
+    audit = tmp_path / "figures.jsonl"
+    result = run_course("demo", timeout=1800, env=dict(os.environ, **{figure_audit.ENV: str(audit)}))
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    for step in ("[1/4] Release check", "[2/4] Executing", "[3/4] Sample class", "[4/4] Autograding"):
+        assert step in out
+    assert "fast mode on the CPU" in out, "CI has no GPU: the demo runs the fast mode"
+    for aid in IDS:
+        assert re.search(rf"^{aid}\s+ok\s", out, flags=re.M), f"{aid} did not execute cleanly:\n{out}"
+        assert (ROOT / "build" / "executed" / f"{aid}.ipynb").is_file()
+    assert "in sync" in out and "Demo passed" in out
+
+    # Every figure has a title (or its figure a suptitle) and axis labels, and reads in
+    # grayscale: no rainbow or diverging colour map, no two curves told apart by colour alone.
+    records = figure_audit.read(audit)
+    drawn = {r["notebook"] for r in records}
+    assert drawn <= set(IDS), f"figures recorded outside the solution notebooks: {drawn - set(IDS)}"
+    silent = [aid for aid in IDS if _draws_figures(aid) and aid not in drawn]
+    assert not silent, f"these notebooks draw figures but none was recorded: {silent}"
+    issues = [f"{r['notebook']} cell [{r.get('cell')}]: {p}" for r in records for p in figure_audit.problems(r)]
+    assert not issues, "figures a reader cannot read:\n" + "\n".join(issues)

@@ -1,0 +1,30 @@
+"""`course execute`: a failing notebook is named with its cell and error; the rest still run.
+
+That every solution notebook runs cleanly in fast mode on the CPU is checked by
+tests/qa/test_demo.py, whose `course demo` executes them all.
+"""
+import nbformat
+import pytest
+
+from conftest import COURSE, run_course
+
+
+@pytest.mark.slow
+def test_a_failing_notebook_is_named_with_its_cell(tmp_path):
+    import shutil
+
+    shutil.copy(COURSE.config_file, tmp_path / "nbgrader_config.py")
+    broken = nbformat.v4.new_notebook()
+    broken.cells = [nbformat.v4.new_code_cell("device, fast, seed = 'cpu', True, 0", metadata={"tags": ["parameters"]}),
+                    nbformat.v4.new_code_cell("x = 1"),
+                    nbformat.v4.new_code_cell("raise ValueError('deliberately broken')")]
+    broken.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for aid, nb in (("01_broken", broken), ("02_fine", None)):
+        folder = tmp_path / "solutions" / aid
+        folder.mkdir(parents=True)
+        nb = nb or nbformat.v4.new_notebook(cells=[broken.cells[0]], metadata=broken.metadata)
+        nbformat.write(nb, str(folder / f"{aid}.ipynb"))
+    result = run_course("execute", "--fast", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "FAILED 01_broken" in result.stdout and "ValueError: deliberately broken" in result.stdout
+    assert "02_fine" in result.stdout and (tmp_path / "build" / "executed" / "02_fine.ipynb").is_file()
