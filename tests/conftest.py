@@ -43,9 +43,10 @@ def hidden_test_lines(aid, longer_than):
 def _expected_seconds(item):
     """A rough cost, so the longest tests start first and both xdist workers finish together."""
     if item.originalname == "test_graders_catch_wrong_answers_and_accept_right_ones":
-        from course_utils.qa.catalogue import load
+        from course_utils.qa.catalogue import load, right_groups
 
-        return 6 * (2 + len(load(COURSE, item.callspec.params["aid"])))
+        entries = load(COURSE, item.callspec.params["aid"])
+        return 6 * (2 + sum(e.kind == "wrong" for e in entries) + len(right_groups(entries)))
     heavy = {"test_course_demo_end_to_end_with_readable_figures": 500, "test_bench_quick_prints_every_part": 150}
     if item.originalname in heavy:
         return heavy[item.originalname]
@@ -56,7 +57,8 @@ def _expected_seconds(item):
 # one such module must run on one worker, or each worker grades the class again (minutes).
 # xdist's own `--dist loadgroup` cannot do it here: it renames item._nodeid, which pytest 9.2
 # no longer reads, so the groups never reach the scheduler. The scheduler below does it.
-SHARED_CLASS_MODULES = ("tests/grader/test_grading_scale.py", "tests/grader/test_pipeline.py")
+SHARED_CLASS_MODULES = ("tests/grader/test_grading_scale.py", "tests/grader/test_grading_security.py",
+                        "tests/grader/test_pipeline.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: the suite still runs with `-p no:xdist`

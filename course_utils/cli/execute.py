@@ -10,7 +10,8 @@ from course_utils.qa.execute import execute, execution_table
 
 
 def run(args: argparse.Namespace, course: Course) -> int:
-    runs = execute(course, course.select(args.ids), device=args.device, fast=args.fast, seed=args.seed)
+    runs = execute(course, course.select(args.ids), device=args.device, fast=args.fast, seed=args.seed,
+                   workers=args.workers)
     print(execution_table(runs))
     failed = [r for r in runs if r.status != "ok"]
     for failure in failed:
@@ -24,5 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--device", choices=CHOICES, default=default(execute, "device"))
     p.add_argument("--fast", action="store_true", help="small sizes and short training (what CI runs)")
     p.add_argument("--seed", type=int, default=default(execute, "seed"))
+    p.add_argument("--workers", type=int, default=default(execute, "workers"),
+                   help="notebooks run at once (default %(default)s)")
     p.set_defaults(run=run)
     return p

@@ -11,13 +11,14 @@ returns a `GradeRecord`. Jobs share nothing; only the caller writes to the real 
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,7 +51,6 @@ class GradeJob:
     gradebook: bytes              # an SQLite gradebook holding only this assignment
     config: str                   # the course's nbgrader_config.py, verbatim
     limits: Limits = field(default_factory=Limits)
-    hide: tuple[str, ...] = ()    # paths the student's kernel must not see (on this machine)
     work_dir: str | None = None   # where the private root is made; None: the system's temporary folder
 
 
@@ -83,30 +83,78 @@ def explain_failure(log: str) -> str:
     return lines[-1][-300:] if lines else "nbgrader could not grade it"
 
 
-def read_flags(report_lines: Iterable[str]) -> set[str]:
-    """The flags a sandboxed kernel's report (JSON lines) raises; unreadable lines are skipped."""
-    flags, started = set(), False
-    for line in report_lines:
+def _report(lines: Iterable[str]) -> Iterator[tuple[str, object]]:
+    for line in lines:
         try:
             item = json.loads(line)
-            kind, detail = item["kind"], item["detail"]
+            yield item["kind"], item["detail"]
         except (json.JSONDecodeError, KeyError, TypeError):
             continue
+
+
+def read_flags(report_lines: Iterable[str], kernel_ran: bool = True) -> set[str]:
+    """The flags a job's report (JSON lines from the sandbox, the integrity watch and the grader's
+    preprocessors) raises; unreadable lines are skipped. `kernel_ran`: nbgrader got as far as
+    running the notebook, so a kernel that did not report its start was not the sandbox's."""
+    flags, started = set(), False
+    for kind, detail in _report(report_lines):
         if kind == "read-outside":
             flags.add(f"file access: read {detail}")
-        elif kind == "monkeypatch":
-            flags.add(f"monkeypatch: {detail} replaced at run time")
+        elif kind == "tamper":
+            flags.add(f"tampering: {detail}")
+        elif kind == "outlived":
+            flags.add(f"processes: {detail} left running by the notebook, ended with the job")
+        elif kind == "restored":
+            flags.add(f"edited graded cell: {detail}")
         elif kind == "started":
             started = True
         elif kind == "isolation":
             flags.add(f"not isolated: {detail}")
-    if not started:
+    if kernel_ran and not started:
         flags.add("not isolated: the kernel did not start through course_utils.grader.sandbox")
     return flags
 
 
-def _report_flags(report: Path) -> set[str]:
-    return read_flags(report.read_text().splitlines() if report.is_file() else [])
+def unverified_cells(report_lines: Iterable[str], executed: Iterable[int]) -> list[int]:
+    """Cells (execution counts) that ran but whose integrity check never reported.
+
+    The last cell that ran is left out: a kernel that died in it (os._exit, a crash) reports
+    nothing, and that costs its author already.
+    """
+    ran = sorted(set(executed))
+    verified = {detail for kind, detail in _report(report_lines) if kind == "verified"}
+    return [count for count in ran[:-1] if count not in verified]
+
+
+def _executed(notebook_json: str) -> list[int]:
+    cells = json.loads(notebook_json).get("cells", [])
+    return [c["execution_count"] for c in cells if c.get("cell_type") == "code" and c.get("execution_count")]
+
+
+def provided_cell_hashes(gradebook: bytes) -> list[str]:
+    """sha256 of the source of every locked cell in a template gradebook (what the course provides)."""
+    import sqlite3
+
+    with tempfile.NamedTemporaryFile(suffix=".db") as copy:
+        copy.write(gradebook)
+        copy.flush()
+        with sqlite3.connect(copy.name) as db:
+            rows = db.execute("SELECT source FROM source_cell WHERE locked").fetchall()
+    return sorted({hashlib.sha256((source or "").encode()).hexdigest() for (source,) in rows})
+
+
+def _kernel_home(private: Path) -> Path:
+    """The graded kernel's home: private to the job, with matplotlib's font cache copied in.
+
+    Without the copy every kernel would rebuild the cache (seconds) in its empty home.
+    """
+    home = private / "home"
+    cache = home / ".cache" / "matplotlib"
+    cache.mkdir(parents=True)
+    source = Path(os.environ.get("MPLCONFIGDIR") or Path.home() / ".cache" / "matplotlib")
+    for font_list in source.glob("fontlist-*.json") if source.is_dir() else []:
+        shutil.copy(font_list, cache / font_list.name)
+    return home
 
 
 def run_job(job: GradeJob) -> GradeRecord:
@@ -152,7 +200,8 @@ def _run_in(private: Path, job: GradeJob, notebook_json: str, notes: list[str], 
     env.update({
         "JUPYTER_PATH": str(private / "jupyter"),
         "COURSE_SANDBOX_REPORT": str(report),
-        "COURSE_SANDBOX_HIDE": os.pathsep.join(job.hide),
+        "COURSE_SANDBOX_HOME": str(_kernel_home(private)),
+        "COURSE_SANDBOX_CELLS": json.dumps(provided_cell_hashes(job.gradebook)),
         "COURSE_SANDBOX_MEMORY_BYTES": str(job.limits.memory_bytes),
         "COURSE_SANDBOX_CPU_SECONDS": str(job.limits.job_seconds),
     })
@@ -164,7 +213,8 @@ def _run_in(private: Path, job: GradeJob, notebook_json: str, notes: list[str], 
                     timeout=job.limits.job_seconds)
     log = result.log
     record.log = log[-5000:]
-    record.flags = sorted(set(record.flags) | _report_flags(report))
+    lines = report.read_text().splitlines() if report.is_file() else []
+    record.flags = sorted(set(record.flags) | read_flags(lines, kernel_ran=result.ok))
     if result.timed_out:
         record.detail = (f"grading took longer than {job.limits.job_seconds} s and was stopped "
                          "(an endless loop, or very slow code?)")
@@ -175,9 +225,13 @@ def _run_in(private: Path, job: GradeJob, notebook_json: str, notes: list[str], 
         record.detail = explain_failure(log)
         return
     record.status = "graded"
+    record.autograded = graded.read_text()
+    skipped = unverified_cells(lines, _executed(record.autograded))
+    if skipped:
+        record.flags.append(f"tampering: the integrity checks stopped reporting from cell [{skipped[0]}] on "
+                            "(switched off?)")
     record.score, record.max_score, record.cells = scores
     failed = sorted(name for name, (got, most) in record.cells.items() if got < most)
     record.detail = ("failed: " + ", ".join(failed)) if failed else "all tests passed"
     if notes:
         record.detail += "; " + "; ".join(notes)
-    record.autograded = graded.read_text()

@@ -18,7 +18,9 @@ minus the signal that killed it).
 import json
 import os
 import select
+import signal
 import sys
+import types
 
 from course_utils.ipynb import skip_iri_format_checker
 
@@ -29,10 +31,15 @@ from nbgrader.apps.nbgraderapp import NbGraderApp, main  # noqa: E402  (after th
 def run_app(args: list[str], cwd: str, env: dict[str, str], log: str) -> int:
     """In a fresh child: run `nbgrader ARGS` in `cwd` with exactly `env`, all output to the file `log`.
 
-    The child leads a process group of its own, so that a timeout can stop nbgrader and the
-    kernels it started together.
+    The child leads a process group of its own and is a child subreaper: whatever the kernels
+    it starts leave behind (new sessions, double forks) ends with it, when nbgrader finishes
+    or when a timeout stops it (SIGTERM), and the job's report says how many.
     """
+    from course_utils.grader import sandbox
+
     os.setsid()
+    sandbox.become_subreaper()
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(_end(sandbox, 143)))
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -44,12 +51,19 @@ def run_app(args: list[str], cwd: str, env: dict[str, str], log: str) -> int:
     sys.argv = ["nbgrader", *args]
     try:
         NbGraderApp.launch_instance(argv=args)
-        return 0
+        return _end(sandbox, 0)
     except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        return _end(sandbox, exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1))
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
+
+
+def _end(sandbox: types.ModuleType, code: int) -> int:
+    ended = sandbox.end_leftovers()
+    if ended:
+        sandbox.record("outlived", ended)
+    return code
 
 
 def _send(message: dict) -> None:

@@ -110,8 +110,7 @@ class ForkServer:
             try:
                 ended = replies.get(timeout=timeout)
             except queue.Empty:
-                _kill_group(started["pid"])
-                replies.get()
+                _stop(started["pid"], replies)
                 return None
             return -int(signal.SIGKILL) if "lost" in ended else ended["code"]
         finally:
@@ -155,6 +154,18 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+def _stop(pid: int, replies: queue.Queue, grace: float = 3.0) -> None:
+    """Stop a run at its time limit: SIGTERM first, so that it ends what its kernels left running."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+        replies.get(timeout=grace)
+    except ProcessLookupError:
+        replies.get()
+    except queue.Empty:
+        _kill_group(pid)
+        replies.get()
 
 
 def tool_environment() -> dict[str, str]:

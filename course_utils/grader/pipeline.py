@@ -27,24 +27,6 @@ from course_utils.grader.nbgrader_runner import generate, make_scratch_root
 from course_utils.grader.records import CSV_COLUMNS, GradeRecord
 from course_utils.grader.sanitize import locate
 
-# The course's files a student's code must never read while it is graded (besides every job's folder).
-PRIVATE_FILES = ("build", "reports", "gradebook.db")
-PACKAGE_REPOSITORY = Path(__file__).resolve().parents[2]
-
-
-def hidden_from_students(course: Course, jobs_dir: Path) -> tuple[str, ...]:
-    """What student code must not read while it is graded: answers, other students, grades.
-
-    Both the course being graded and the repository this package runs from (a scratch root
-    made from the repository) are covered.
-    """
-    cd = course.coursedir
-    names = (cd.source_directory, cd.submitted_directory, cd.autograded_directory, cd.feedback_directory,
-             *PRIVATE_FILES)
-    roots = {course.root} | ({PACKAGE_REPOSITORY} if (PACKAGE_REPOSITORY / "nbgrader_config.py").is_file() else set())
-    return tuple(sorted({str(root / name) for root in roots for name in names if (root / name).exists()}
-                        | {str(jobs_dir)}))
-
 
 def available_cores() -> int:
     """The cores this process may run on (its CPU affinity: a container's or taskset's share), else all."""
@@ -124,7 +106,6 @@ def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, sc
             generate(course, aid, release_dir=tmp, db_url=db_url)
         templates[aid] = template_gradebook(course, aid, jobs_dir / "templates")
     config = course.config_file.read_text()
-    hide = hidden_from_students(course, jobs_dir)
 
     records, todo = {}, []
     for aid in ids:
@@ -142,14 +123,13 @@ def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, sc
                 continue
             todo.append(_Submission(student, aid, path, stamp, renamed, top))
 
-    # Workers on this machine make their private roots in jobs_dir (hidden from every kernel);
+    # Workers on this machine make their private roots in jobs_dir (a kernel sees only its own);
     # workers elsewhere in their own temporary folder.
     work_dir = str(jobs_dir) if scheduler in (None, "local") else None
 
     def jobs() -> Iterator[GradeJob]:  # made as workers free up: the bytes of a few submissions at a time
         for sub in todo:
-            yield GradeJob(sub.aid, sub.student, sub.path.read_bytes(), templates[sub.aid], config, limits, hide,
-                           work_dir)
+            yield GradeJob(sub.aid, sub.student, sub.path.read_bytes(), templates[sub.aid], config, limits, work_dir)
 
     if scheduler is not None:
         results = schedulers.run_dask(jobs(), workers, scheduler)

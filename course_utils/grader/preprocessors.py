@@ -1,15 +1,26 @@
 """nbgrader preprocessors the course adds to autograde, and the config that puts them in place.
 
-Both work through nbgrader's own hook: `Autograde.sanitize_preprocessors` and
+They work through nbgrader's own hook: `Autograde.sanitize_preprocessors` and
 `Autograde.autograde_preprocessors`, set in each grading job's nbgrader_config.py by
 `configure_autograde`. Whatever else the course's config sets for those lists is kept.
+What they repair is written to the job's report (COURSE_SANDBOX_REPORT), which becomes flags.
 """
 from __future__ import annotations
 
+import json
+import os
+
+import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat import NotebookNode
 from nbgrader import utils
-from nbgrader.preprocessors import DeduplicateIds, LimitOutput, NbGraderPreprocessor
+from nbgrader.api import Gradebook
+from nbgrader.preprocessors import (
+    DeduplicateIds,
+    LimitOutput,
+    NbGraderPreprocessor,
+    OverwriteCells,
+)
 from traitlets import Integer
 from traitlets.config import Config
 
@@ -34,6 +45,77 @@ class KeepFirstGradeId(NbGraderPreprocessor):
                 del cell.metadata["nbgrader"]
             seen.add(grade_id)
         return nb, resources
+
+
+def report(kind: str, detail: str) -> None:
+    """Add a finding to the job's report, where a grading job set one up."""
+    path = os.environ.get("COURSE_SANDBOX_REPORT")
+    if path:
+        with open(path, "a") as handle:
+            handle.write(json.dumps({"kind": kind, "detail": detail}) + "\n")
+
+
+class RestoreGradedCells(NbGraderPreprocessor):
+    """Every graded and locked cell as the gradebook knows it, whatever the submission did to it.
+
+    nbgrader's OverwriteCells restores a test cell's source and points, but trusts the
+    submission's flags: a test cell whose `grade` flag was switched off fails the checksum
+    check and the whole notebook with it ("Please see the above traceback"), and a deleted
+    test cell is simply not run. Here, before OverwriteCells, each cell known to the
+    gradebook gets back its flags (grade, solution, locked, task) and points, a cell
+    claiming an id the assignment does not have becomes an ordinary cell, and a locked cell
+    that is missing is put back after the cell before it in the assignment. Each repair is
+    reported, so the edit is flagged and the notebook is still graded.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gradebook:
+            notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+            sources = [(c.name, c.cell_type, bool(c.locked), c.source) for c in notebook.source_cells]
+            points = {c.name: float(c.max_score) for c in notebook.grade_cells}
+            solutions = {c.name for c in notebook.solution_cells}
+            tasks = {c.name for c in notebook.task_cells}
+        known = {name: locked for name, _, locked, _ in sources}
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader")
+            if not meta:
+                continue
+            grade_id = meta.get("grade_id")
+            if grade_id not in known:
+                if any(meta.get(flag) for flag in ("grade", "solution", "locked", "task")):
+                    report("restored", f"{grade_id!r} is not a cell of this assignment: graded as an ordinary cell")
+                del cell.metadata["nbgrader"]
+                continue
+            expected = {"grade": grade_id in points, "solution": grade_id in solutions,
+                        "locked": known[grade_id], "task": grade_id in tasks}
+            changed = [flag for flag, value in expected.items() if bool(meta.get(flag, False)) != value]
+            if grade_id in points and float(meta.get("points", -1) or 0) != points[grade_id]:
+                changed.append("points")
+            if changed:
+                meta.update(expected)
+                if grade_id in points:
+                    meta["points"] = points[grade_id]
+                else:
+                    meta.pop("points", None)
+                report("restored", f"{grade_id}: {', '.join(changed)} put back as the assignment has them")
+        self._put_back_missing(nb, sources, points, solutions)
+        return nb, resources
+
+    def _put_back_missing(self, nb: NotebookNode, sources: list[tuple[str, str, bool, str]],
+                          points: dict[str, float], solutions: set[str]) -> None:
+        for position, (name, cell_type, locked, source) in enumerate(sources):
+            present = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+            if not locked or name in present:
+                continue
+            new = nbformat.v4.new_code_cell(source) if cell_type == "code" else nbformat.v4.new_markdown_cell(source)
+            new.metadata.update(nbformat.from_dict({"deletable": False, "editable": False, "nbgrader": {
+                "grade": name in points, "grade_id": name, "locked": True, "solution": name in solutions,
+                "schema_version": 3, **({"points": points[name]} if name in points else {})}}))
+            earlier = {n for n, *_ in sources[:position]}
+            after = max((i for i, grade_id in enumerate(present) if grade_id in earlier), default=-1)
+            nb.cells.insert(after + 1, new)
+            report("restored", f"{name}: deleted, put back")
 
 
 class LimitOutputSize(LimitOutput):
@@ -79,8 +161,10 @@ def configure_autograde(config: Config, cell_timeout: int, max_lines: int = 200,
     """Set up `config` (a job's `c`) for grading: time limit per cell, repairs, output limits."""
     config.Execute.timeout = cell_timeout
     config.Execute.kernel_name = "python3"
-    config.Autograde.sanitize_preprocessors = _swapped(config, "sanitize_preprocessors",
-                                                       {DeduplicateIds: KeepFirstGradeId})
+    sanitize = _swapped(config, "sanitize_preprocessors", {DeduplicateIds: KeepFirstGradeId})
+    if OverwriteCells in sanitize and RestoreGradedCells not in sanitize:
+        sanitize.insert(sanitize.index(OverwriteCells), RestoreGradedCells)
+    config.Autograde.sanitize_preprocessors = sanitize
     config.Autograde.autograde_preprocessors = _swapped(config, "autograde_preprocessors",
                                                         {LimitOutput: LimitOutputSize})
     # Megabytes of output stay in the student's kernel, not in the gradebook or feedback.

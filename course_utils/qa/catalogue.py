@@ -5,13 +5,19 @@ mistake each) and `right_*.py` (a correct answer written differently from the so
 Each file is the full source of that answer cell. Every entry is swapped into an otherwise
 perfect submission and graded as `course autograde` grades students (sanitized, in a
 private job, in a sandboxed kernel, under the same limits): wrong answers must lose points,
-right answers must keep full marks; the perfect submission must score full marks and the
-blank release zero.
+right answers must keep full marks, with no flag; the perfect submission must score full
+marks and the blank release zero.
+
+Right answers of different exercises share a submission (the k-th right answer of every
+exercise in the k-th): full marks for it prove each of them right, and a third of the
+catalogue's grading time is saved. Where such a submission loses points, each of its
+answers is graded again on its own, so a verdict always names the answer at fault.
 """
 from __future__ import annotations
 
 import ast
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -20,6 +26,7 @@ from tabulate import tabulate
 
 from course_utils.course import Course, CourseError
 from course_utils.grader.pipeline import autograde
+from course_utils.grader.records import GradeRecord
 from course_utils.qa.sample_class import (
     Messages,
     failure_messages,
@@ -63,11 +70,12 @@ class Verdict:
     detail: str
     messages: Messages = field(default_factory=dict)
     device: str = ""            # where the graded kernel ran ("NVIDIA H100 80GB HBM3", "cpu")
+    flags: tuple[str, ...] = ()  # the grader's flags: a right answer must raise none
 
     @property
     def ok(self) -> bool:
         if self.expected == "full":
-            return self.score == self.max_score
+            return self.score == self.max_score and not self.flags
         if self.expected == "zero":
             return self.score == 0
         return self.score < self.max_score
@@ -93,36 +101,79 @@ def load(course: Course, aid: str) -> list[Entry]:
     return entries
 
 
+def right_groups(entries: list[Entry]) -> dict[str, list[Entry]]:
+    """Right answers to hand in together: the k-th right answer of every exercise in submission k."""
+    by_exercise: dict[str, list[Entry]] = {}
+    for entry in entries:
+        if entry.kind == "right":
+            by_exercise.setdefault(entry.grade_id, []).append(entry)
+    groups: dict[str, list[Entry]] = {}
+    for answers in by_exercise.values():
+        for k, entry in enumerate(answers):
+            groups.setdefault(f"right--together--{k}", []).append(entry)
+    return groups
+
+
+def _grade(course: Course, ids: list[str], hand_in: Callable[[str, NotebookNode, NotebookNode],
+           dict[str, NotebookNode]], workers: int, progress: bool) -> dict[tuple[str, str], GradeRecord]:
+    with tempfile.TemporaryDirectory(prefix="course-catalogue-") as tmp:
+        scratch = write_class(course, ids, Path(tmp), hand_in)
+        return {(r.student_id, r.assignment): r
+                for r in autograde(scratch, ids, workers=workers, force=True, progress=progress)}
+
+
 def run(course: Course, ids: list[str], workers: int = 2, progress: bool = False) -> list[Verdict]:
     """Grade the perfect and blank submissions and every catalogue entry of each of `ids`.
 
-    One made-up class (a student per entry) graded by `course autograde`'s own pipeline,
-    `workers` submissions at a time.
+    One made-up class (a student per wrong answer, per group of right answers) graded by
+    `course autograde`'s own pipeline, `workers` submissions at a time.
     """
     entries = {aid: load(course, aid) for aid in ids}
+    groups = {aid: right_groups(entries[aid]) for aid in ids}
 
     def hand_in(aid: str, release_nb: NotebookNode, solution_nb: NotebookNode) -> dict[str, NotebookNode]:
         made = {"perfect": perfect(release_nb, solution_nb), "blank": blank(release_nb, solution_nb)}
         for entry in entries[aid]:
-            made[entry.student_id] = with_answers(release_nb, solution_nb, {entry.grade_id: entry.path.read_text()})
+            if entry.kind == "wrong":
+                made[entry.student_id] = with_answers(release_nb, solution_nb,
+                                                      {entry.grade_id: entry.path.read_text()})
+        for student, together in groups[aid].items():
+            made[student] = with_answers(release_nb, solution_nb, {e.grade_id: e.path.read_text() for e in together})
         return made
 
-    with tempfile.TemporaryDirectory(prefix="course-catalogue-") as tmp:
-        scratch = write_class(course, ids, Path(tmp), hand_in)
-        records = {(r.student_id, r.assignment): r
-                   for r in autograde(scratch, ids, workers=workers, force=True, progress=progress)}
+    records = _grade(course, ids, hand_in, workers, progress)
+    owner = {(aid, e.student_id): student for aid in ids for student, together in groups[aid].items()
+             for e in together}
+    alone = {aid: [e for e in entries[aid] if e.kind == "right" and not _fair(records[owner[aid, e.student_id], aid])]
+             for aid in ids}
+    if any(alone.values()):  # a group lost points or was flagged: grade its answers one by one
+        again = [aid for aid in ids if alone[aid]]
+        records.update(_grade(course, again, lambda aid, release_nb, solution_nb: {
+            e.student_id: with_answers(release_nb, solution_nb, {e.grade_id: e.path.read_text()})
+            for e in alone[aid]}, workers, progress))
+        for aid in again:
+            owner.update({(aid, e.student_id): e.student_id for e in alone[aid]})
 
     def verdict(aid: str, student: str, exercise: str, entry: str, expected: Expected) -> Verdict:
-        record = records[student, aid]
+        record = records[owner.get((aid, student), student), aid]
         detail = record.detail if record.status == "graded" else f"{record.status}: {record.detail}\n{record.log}"
         return Verdict(aid, exercise, entry, record.score, record.max_score, expected, detail,
-                       failure_messages(record), kernel_device(record))
+                       failure_messages(record), kernel_device(record), submission_flags(record))
 
     return [verdict_ for aid in ids for verdict_ in (
         verdict(aid, "perfect", "(all)", "perfect submission", "full"),
         verdict(aid, "blank", "(all)", "blank release", "zero"),
         *(verdict(aid, e.student_id, e.grade_id, f"{e.kind}_{e.name}", "full" if e.kind == "right" else "less")
           for e in entries[aid]))]
+
+
+def submission_flags(record: GradeRecord) -> tuple[str, ...]:
+    """The flags about the submission itself (a machine without isolation flags every job alike)."""
+    return tuple(flag for flag in record.flags if not flag.startswith("not isolated"))
+
+
+def _fair(record: GradeRecord) -> bool:
+    return record.status == "graded" and record.score == record.max_score and not submission_flags(record)
 
 
 def table(verdicts: list[Verdict]) -> str:

@@ -9,7 +9,6 @@
 """
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +17,7 @@ import torch
 
 from course_utils.course import Course
 from course_utils.grader import release
-from course_utils.grader.pipeline import autograde
+from course_utils.grader.pipeline import autograde, available_cores
 from course_utils.grader.records import GradeRecord, score_table
 from course_utils.qa import catalogue, submissions
 from course_utils.qa.execute import execute, execution_table
@@ -70,7 +69,7 @@ def demo(course: Course) -> bool:
     gpu = torch.cuda.is_available()
     mode = "full mode on the GPU" if gpu else "fast mode on the CPU"
     print(f"\n[2/4] Executing every solution notebook ({mode})")
-    runs = execute(course, ids, device="cuda" if gpu else "cpu", fast=not gpu)
+    runs = execute(course, ids, device="cuda" if gpu else "cpu", fast=not gpu, workers=min(2, available_cores()))
     print(execution_table(runs))
     ok &= all(r.status == "ok" for r in runs)
 
@@ -83,7 +82,7 @@ def demo(course: Course) -> bool:
         print(f"      grace, {aid} / {mistake.grade_id}: {mistake.doc}")
 
     print("\n[4/4] Autograding the class as `course autograde` does")
-    rows = autograde(scratch, workers=min(2, os.cpu_count() or 1))
+    rows = autograde(scratch, workers=min(2, available_cores()))
     print(score_table(rows, ids))
     print(f"      grades: {(scratch.root / 'reports' / 'grades.csv').relative_to(course.root)}")
     ok &= _as_expected(rows, mistakes)

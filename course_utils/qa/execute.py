@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -46,8 +47,9 @@ def _failure(exc: BaseException) -> str:
 
 
 def execute(course: Course, ids: list[str], device: str = "auto", fast: bool = True, seed: int = 0,
-            out_dir: Path | None = None) -> list[Run]:
-    """Run each solution notebook into build/executed/; a failure is reported, the rest still run."""
+            out_dir: Path | None = None, workers: int = 1) -> list[Run]:
+    """Run each solution notebook into build/executed/, `workers` at a time; a failure is reported,
+    the rest still run. The runs come back in the order of `ids`."""
     import papermill  # seconds to import: only when notebooks run
     from tqdm.auto import tqdm
 
@@ -55,10 +57,8 @@ def execute(course: Course, ids: list[str], device: str = "auto", fast: bool = T
     out_dir.mkdir(parents=True, exist_ok=True)
     # Kernels are started by name (python3): make this environment's python the one found.
     os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
-    runs = []
-    bar = tqdm(ids, desc="executing", unit="notebook", file=sys.stderr)
-    for aid in bar:
-        bar.set_postfix_str(aid)
+
+    def run(aid: str) -> Run:
         source = course.solution(aid)
         target = out_dir / source.name
         start = time.perf_counter()
@@ -67,11 +67,28 @@ def execute(course: Course, ids: list[str], device: str = "auto", fast: bool = T
                 str(source), str(target), parameters={"device": device, "fast": bool(fast), "seed": seed},
                 kernel_name="python3", cwd=str(source.parent), progress_bar=False,
                 execution_timeout=CELL_TIMEOUT_S, extra_arguments=kernel_arguments())
-            runs.append(Run(aid, "ok", time.perf_counter() - start, output=target))
+            return Run(aid, "ok", time.perf_counter() - start, output=target)
         except Exception as exc:  # noqa: BLE001  (any failure is reported; the rest still run)
-            runs.append(Run(aid, "failed", time.perf_counter() - start, _failure(exc), target))
-    bar.close()
-    return runs
+            return Run(aid, "failed", time.perf_counter() - start, _failure(exc), target)
+
+    workers = max(1, min(workers, len(ids)))
+    bar = tqdm(total=len(ids), desc="executing", unit="notebook", file=sys.stderr)
+    # Kernels that each spread over every core fight over them: each gets its share (unless set).
+    threads = {} if workers == 1 or "OMP_NUM_THREADS" in os.environ else {
+        "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // workers))}
+    os.environ.update(threads)
+    try:
+        with ThreadPoolExecutor(workers) as pool:  # threads: each run waits on its own kernel process
+            # Later notebooks run longest (07 trains a model): started first, they end the run sooner.
+            futures = {aid: pool.submit(run, aid) for aid in reversed(ids)}
+            for future in as_completed(futures.values()):
+                bar.set_postfix_str(future.result().notebook)
+                bar.update(1)
+    finally:
+        for name in threads:
+            os.environ.pop(name, None)
+        bar.close()
+    return [futures[aid].result() for aid in ids]
 
 
 def execution_table(runs: list[Run]) -> str:

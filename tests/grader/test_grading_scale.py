@@ -192,7 +192,7 @@ def test_monkeypatching_and_lying_tensors_score_nothing_silently(hostile_class):
     rows, _ = hostile_class
     patched = rows["h_patches_allclose"]
     assert patched["score"] == rows["a_wrong"]["score"], "patching torch must not rescue a wrong answer"
-    assert "monkeypatch: torch.allclose replaced at run time" in patched["flags"]
+    assert "tampering: torch.allclose replaced" in patched["flags"]
     liar = rows["h_lying_subclass"]
     assert float(liar["score"]) < float(liar["max_score"]) and "tensor subclass" in liar["flags"]
 

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from conftest import COURSE
-from course_utils.grader.jobs import GradeJob, Limits, explain_failure, read_flags, run_job
+from course_utils.grader.jobs import GradeJob, Limits, explain_failure, read_flags, run_job, unverified_cells
 from course_utils.grader.pipeline import template_gradebook
 from course_utils.qa import submissions
 from course_utils.qa.sample_class import write_class
@@ -20,14 +20,25 @@ def _line(kind, detail):
 
 def test_read_flags_turns_the_sandbox_report_into_flags():
     flags = read_flags([_line("started", 1), _line("read-outside", "/srv/course/solutions/x"),
-                        _line("monkeypatch", "torch.allclose"), _line("isolation", "no mount namespace"),
-                        "not json", json.dumps({"kind": "odd"}), json.dumps([1])])
-    assert flags == {"file access: read /srv/course/solutions/x", "monkeypatch: torch.allclose replaced at run time",
-                     "not isolated: no mount namespace"}
+                        _line("tamper", "torch.allclose replaced"), _line("isolation", "no mount namespace"),
+                        _line("outlived", 2), _line("restored", "test_softmax: grade put back"),
+                        _line("verified", 3), "not json", json.dumps({"kind": "odd"}), json.dumps([1])])
+    assert flags == {"file access: read /srv/course/solutions/x", "tampering: torch.allclose replaced",
+                     "not isolated: no mount namespace",
+                     "processes: 2 left running by the notebook, ended with the job",
+                     "edited graded cell: test_softmax: grade put back"}
 
 
-def test_a_kernel_that_never_reported_is_flagged_as_not_isolated():
+def test_a_kernel_that_never_reported_is_flagged_as_not_isolated_only_if_a_kernel_ran():
     assert read_flags([]) == {"not isolated: the kernel did not start through course_utils.grader.sandbox"}
+    assert read_flags([], kernel_ran=False) == set(), "nbgrader failed before any kernel: nothing to say of one"
+
+
+def test_cells_that_ran_without_their_integrity_check_are_found():
+    report = [_line("verified", n) for n in (1, 2, 3)]
+    assert unverified_cells(report, [1, 2, 3, 4]) == [], "the last cell may have killed its kernel"
+    assert unverified_cells(report, [1, 2, 3, 4, 5, 6]) == [4, 5]
+    assert unverified_cells([], [1]) == []
 
 
 @pytest.mark.parametrize("log, says", [

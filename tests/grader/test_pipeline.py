@@ -1,6 +1,5 @@
 """`course autograde`'s pipeline: its pure parts, and a small class graded and handed back."""
 import csv
-from pathlib import Path
 
 import pytest
 
@@ -72,16 +71,6 @@ def test_local_workers_share_the_cores_between_their_kernels():
     assert share_cores(Limits(), workers=16, cores=2).threads == 1
     assert share_cores(Limits(), workers=2, cores=2, scheduler="tcp://grader:8786").threads == 0
     assert share_cores(Limits(threads=4), workers=2, cores=2).threads == 4
-
-
-def test_student_code_may_not_see_answers_grades_or_other_jobs(tmp_path):
-    from course_utils.grader.pipeline import hidden_from_students
-
-    jobs = tmp_path / "jobs"
-    hidden = hidden_from_students(COURSE, jobs)
-    assert str(jobs) in hidden and str(COURSE.root / "solutions") in hidden
-    assert all(Path(path).exists() for path in hidden if path != str(jobs)), "only what exists can be hidden"
-    assert str(COURSE.root / "notebooks") not in hidden, "the release holds nothing private"
 
 
 def test_a_postgresql_gradebook_without_its_driver_names_the_extra(monkeypatch):

@@ -4,7 +4,8 @@ from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateI
                                     OverwriteCells)
 from traitlets.config import Config
 
-from course_utils.grader.preprocessors import KeepFirstGradeId, LimitOutputSize, configure_autograde
+from course_utils.grader.preprocessors import (KeepFirstGradeId, LimitOutputSize, RestoreGradedCells,
+                                               configure_autograde)
 
 
 def _cell(grade_id, source):
@@ -38,6 +39,7 @@ def test_configure_autograde_swaps_nbgraders_classes_and_keeps_the_rest():
     sanitize, autograde = config.Autograde.sanitize_preprocessors, config.Autograde.autograde_preprocessors
     assert KeepFirstGradeId in sanitize and DeduplicateIds not in sanitize
     assert sanitize[0] is ClearOutput and OverwriteCells in sanitize and CheckCellMetadata in sanitize
+    assert sanitize.index(RestoreGradedCells) == sanitize.index(OverwriteCells) - 1
     assert LimitOutputSize in autograde and LimitOutput not in autograde and autograde[0] is Execute
     assert config.LimitOutputSize.max_chars > 0
 
@@ -53,3 +55,45 @@ def test_configure_autograde_keeps_a_course_configured_list():
     assert config.Autograde.sanitize_preprocessors == [Extra, KeepFirstGradeId]
     assert config.Autograde.autograde_preprocessors[-1] is Extra
     assert LimitOutputSize in config.Autograde.autograde_preprocessors
+
+
+def _gradebook(tmp_path):
+    from nbgrader.api import Gradebook
+
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        gb.add_assignment("a1")
+        gb.add_notebook("a1", "a1")
+        gb.add_source_cell("setup", "a1", "a1", cell_type="code", locked=True, source="import torch")
+        gb.add_source_cell("answer", "a1", "a1", cell_type="code", locked=False, source="raise NotImplementedError")
+        gb.add_solution_cell("answer", "a1", "a1")
+        gb.add_source_cell("test_answer", "a1", "a1", cell_type="code", locked=True, source="assert f() == 1")
+        gb.add_grade_cell("test_answer", "a1", "a1", max_score=2, cell_type="code")
+    return url
+
+
+def test_restore_graded_cells_puts_back_flags_points_and_deleted_cells(tmp_path, monkeypatch):
+    import json
+    import os
+    import sys
+
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])  # alembic
+    report = tmp_path / "report.jsonl"
+    monkeypatch.setenv("COURSE_SANDBOX_REPORT", str(report))
+    answer = _cell("answer", "def f():\n    return 2")
+    disguised = nbformat.v4.new_code_cell("pass", metadata={"nbgrader": {"grade_id": "test_answer", "grade": False,
+                                                                          "locked": False, "solution": True}})
+    stranger = nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {"grade_id": "made_up", "grade": True,
+                                                                         "points": 100, "locked": True}})
+    nb = nbformat.v4.new_notebook(cells=[answer, disguised, stranger])   # the setup cell was deleted
+    resources = {"nbgrader": {"db_url": _gradebook(tmp_path), "notebook": "a1", "assignment": "a1"}}
+    nb, _ = RestoreGradedCells().preprocess(nb, resources)
+    meta = nb.cells[2].metadata.nbgrader
+    assert nb.cells[0].source == "import torch" and nb.cells[0].metadata.nbgrader["locked"], "the setup is back"
+    assert meta["grade"] and meta["locked"] and not meta["solution"] and meta["points"] == 2
+    assert "nbgrader" not in nb.cells[3].metadata, "an id the assignment does not have is an ordinary cell"
+    found = [json.loads(line)["detail"] for line in report.read_text().splitlines()]
+    assert any("test_answer" in f and "grade" in f for f in found) and any("setup: deleted" in f for f in found)
+    assert any("made_up" in f for f in found)
+    nb, _ = RestoreGradedCells().preprocess(nb, resources)
+    assert len(report.read_text().splitlines()) == len(found), "a notebook as released needs no repair"

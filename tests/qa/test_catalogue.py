@@ -26,3 +26,23 @@ def test_a_misnamed_catalogue_file_is_an_error(tmp_path):
                                                  ("zero", 1, False), ("less", 4, True), ("less", 5, False)])
 def test_verdicts(expected, score, ok):
     assert Verdict("01_x", "softmax", "wrong_x", score, 5, expected, "").ok is ok
+
+
+def test_a_flagged_right_answer_is_not_fair():
+    assert not Verdict("01_x", "softmax", "right_x", 5, 5, "full", "", flags=("tampering: torch.allclose replaced",)).ok
+
+
+def test_right_answers_of_different_exercises_share_submissions():
+    from course_utils.qa.catalogue import right_groups
+
+    entries = [e for aid in IDS for e in load(COURSE, aid)]
+    for aid in IDS:
+        mine = [e for e in entries if e.assignment == aid]
+        groups = right_groups(mine)
+        grouped = [e for together in groups.values() for e in together]
+        assert sorted(grouped, key=str) == sorted((e for e in mine if e.kind == "right"), key=str), \
+            "every right answer is in exactly one group"
+        assert all(len({e.grade_id for e in g}) == len(g) for g in groups.values()), "one answer per exercise"
+        most = max((sum(e.grade_id == g for e in mine if e.kind == "right") for g in {e.grade_id for e in mine}),
+                   default=0)
+        assert len(groups) == most
