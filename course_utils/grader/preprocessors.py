@@ -7,9 +7,6 @@ What they repair is written to the job's report (COURSE_SANDBOX_REPORT), which b
 """
 from __future__ import annotations
 
-import json
-import os
-
 import nbformat
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat import NotebookNode
@@ -23,6 +20,8 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Integer
 from traitlets.config import Config
+
+from course_utils.grader.sandbox import record
 
 
 class KeepFirstGradeId(NbGraderPreprocessor):
@@ -45,14 +44,6 @@ class KeepFirstGradeId(NbGraderPreprocessor):
                 del cell.metadata["nbgrader"]
             seen.add(grade_id)
         return nb, resources
-
-
-def report(kind: str, detail: str) -> None:
-    """Add a finding to the job's report, where a grading job set one up."""
-    path = os.environ.get("COURSE_SANDBOX_REPORT")
-    if path:
-        with open(path, "a") as handle:
-            handle.write(json.dumps({"kind": kind, "detail": detail}) + "\n")
 
 
 class RestoreGradedCells(NbGraderPreprocessor):
@@ -84,7 +75,7 @@ class RestoreGradedCells(NbGraderPreprocessor):
             grade_id = meta.get("grade_id")
             if grade_id not in known:
                 if any(meta.get(flag) for flag in ("grade", "solution", "locked", "task")):
-                    report("restored", f"{grade_id!r} is not a cell of this assignment: graded as an ordinary cell")
+                    record("restored", f"{grade_id!r} is not a cell of this assignment: graded as an ordinary cell")
                 del cell.metadata["nbgrader"]
                 continue
             expected = {"grade": grade_id in points, "solution": grade_id in solutions,
@@ -98,7 +89,7 @@ class RestoreGradedCells(NbGraderPreprocessor):
                     meta["points"] = points[grade_id]
                 else:
                     meta.pop("points", None)
-                report("restored", f"{grade_id}: {', '.join(changed)} put back as the assignment has them")
+                record("restored", f"{grade_id}: {', '.join(changed)} put back as the assignment has them")
         self._put_back_missing(nb, sources, points, solutions)
         return nb, resources
 
@@ -115,7 +106,7 @@ class RestoreGradedCells(NbGraderPreprocessor):
             earlier = {n for n, *_ in sources[:position]}
             after = max((i for i, grade_id in enumerate(present) if grade_id in earlier), default=-1)
             nb.cells.insert(after + 1, new)
-            report("restored", f"{name}: deleted, put back")
+            record("restored", f"{name}: deleted, put back")
 
 
 class LimitOutputSize(LimitOutput):

@@ -53,19 +53,19 @@ try:
 except OSError:  # not a POSIX C library: no namespaces, no prctl
     _LIBC = None
 
-_report_fd: int | None = None  # opened before the root changes, kept open after
+_report: tuple[str, int] | None = None  # (path, fd): opened before the root changes, kept open after
 
 
 def record(kind: str, detail: object) -> None:
     """Append one finding to the job's report (a no-op outside a grading job)."""
-    global _report_fd
-    path = REPORT or os.environ.get("COURSE_SANDBOX_REPORT", "")
+    global _report
+    path = REPORT or os.environ.get("COURSE_SANDBOX_REPORT", "")  # the env: where set after import
     if not path:
         return
     try:
-        if _report_fd is None:
-            _report_fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        os.write(_report_fd, (json.dumps({"kind": kind, "detail": detail}) + "\n").encode())
+        if _report is None or _report[0] != path:
+            _report = (path, os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
+        os.write(_report[1], (json.dumps({"kind": kind, "detail": detail}) + "\n").encode())
     except OSError:
         pass
 
