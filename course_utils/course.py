@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 
 NOTEBOOK_ID = re.compile(r"^\d\d_[a-z0-9_]+$")
 CONFIG_FILE = "nbgrader_config.py"
+# Written by `course publish` at the root of a student copy, which has no solutions/.
+PUBLISHED_MARKER = ".course-publish.json"
+# The Jupyter server extension that answers the Validate button with the course's validator.
+VALIDATE_EXTENSION = "course_utils.cli.validate"
 
 
 class CourseError(Exception):
@@ -25,11 +29,13 @@ class CourseError(Exception):
 
 
 def find_root(start: str | Path | None = None) -> Path:
-    """The course root: the nearest folder upwards holding nbgrader_config.py and solutions/."""
+    """The course root: the nearest folder upwards holding nbgrader_config.py and solutions/
+    (or, in a student copy made by `course publish`, PUBLISHED_MARKER)."""
     env = os.environ.get("COURSE_ROOT")
     here = Path(env or start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / CONFIG_FILE).is_file() and (folder / "solutions").is_dir():
+        if (folder / CONFIG_FILE).is_file() and ((folder / "solutions").is_dir() or
+                                                 (folder / PUBLISHED_MARKER).is_file()):
             return folder
     raise CourseError(
         f"No course found at or above {here}: expected a folder holding nbgrader_config.py and "

@@ -1,29 +1,36 @@
 """The `course` command: one module per subcommand, each registering itself with `add_parser`.
 
 For everyone who types `course ...`: students (`validate`, `lab`), instructors (`release`,
-`autograde`, `feedback`, `report`, `lab --instructor`) and course authors (`execute`,
-`catalogue`, `bench`, `demo`). Each module's options take their defaults from the function or
-dataclass the command calls, so every default is written once; heavy imports (nbgrader,
-papermill, torch) wait until a command runs, so `course --help` stays quick.
+`autograde`, `feedback`, `report`, `lab --instructor`, `publish`) and course authors (`execute`,
+`catalogue`, `bench`, `demo`). A student's copy of the course (`course publish`) holds only the
+students' command modules; the others are skipped there. Each module's options take their
+defaults from the function or dataclass the command calls, so every default is written once;
+heavy imports (nbgrader, papermill, torch) wait until a command runs, so `course --help` stays
+quick.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 
 from course_utils.course import Course, CourseError
 from course_utils.ipynb import skip_iri_format_checker
 
 COMMANDS = ("release", "execute", "autograde", "validate", "catalogue", "feedback", "report", "bench", "demo",
-            "lab")
+            "lab", "publish")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description="Attention, Graded: the course's tools.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"course_utils.cli.{name}").add_parser(sub)
+        module = f"course_utils.cli.{name}"
+        # A student's copy (`course publish`) leaves the instructors' modules out: skip those,
+        # but let an import error inside a module that is here surface as it is.
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module).add_parser(sub)
     return parser
 
 

@@ -12,10 +12,14 @@ from course_utils.qa import catalogue
 def run(args: argparse.Namespace, course: Course) -> int:
     verdicts = catalogue.run(course, course.select(args.ids), workers=args.workers, progress=True)
     print(catalogue.table(verdicts))
+    print()
+    print(catalogue.rates_table(catalogue.rates(verdicts)))
+    print()
     misses = [v for v in verdicts if not v.ok]
     wrong = [v for v in verdicts if v.expected == "less"]
     right = [v for v in verdicts if v.expected == "full" and v.entry.startswith("right_")]
-    print(f"{len(wrong)} wrong answers ({sum(v.ok for v in wrong)} caught), "
+    print(f"{len(wrong)} wrong answers ({sum(v.ok for v in wrong)} caught, "
+          f"{sum(v.ok and v.seen for v in wrong)} by the visible tests alone), "
           f"{len(right)} right answers ({sum(v.ok for v in right)} kept full marks), {len(misses)} misses.")
     devices = Counter(v.device or "(did not say)" for v in verdicts)
     print("graded kernels ran on: " + ", ".join(f"{device} ({n})" for device, n in devices.most_common()))

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from course_utils.course import Course
+from course_utils.course import VALIDATE_EXTENSION, Course
 
 DEFAULT_PORT = 8888
 HOST = "127.0.0.1"
@@ -92,6 +92,8 @@ def lab_command(root: str | Path, port: int = DEFAULT_PORT, *, app_settings_dir:
         "--LabApp.news_url=None",
         "--LabApp.extension_manager=readonly",  # lists installed extensions; never asks PyPI
         f"--LabApp.app_settings_dir={Path(app_settings_dir).resolve()}",
+        # The Validate button answered by the course's validator (course_utils/cli/validate.py).
+        f"--ServerApp.jpserver_extensions={VALIDATE_EXTENSION}=True",
     ]
     if token is not None:
         argv.append(f"--IdentityProvider.token={token}")

@@ -1,11 +1,152 @@
-"""`course validate`: what JupyterLab's Validate button does, from a terminal (students' tool)."""
+"""`course validate` and the Validate button: run a notebook as the grader will, and point at the cause.
+
+For students. nbgrader's own Validator reports each failing test cell by its source, so a
+typo in an answer cell shows up as a `NameError` in every test cell below it, and all the
+tests of a notebook read alike. `CourseValidator` runs the notebook exactly as nbgrader's
+Validator does (same preprocessors, same pass/fail rule for test cells) and only describes
+the result differently:
+
+1. an error in an answer cell comes first, named by its exercise, with its line;
+2. a failing test is named by the exercise it tests (the answer cell above it), with its
+   points, and, when the answer cell itself failed or still holds its placeholder, says so
+   instead of repeating the symptom;
+3. an error in a cell that is not graded is a warning: the grader runs every cell in order,
+   so the notebook will not run cleanly when graded.
+
+The result keeps the keys and fields of nbgrader's (`failed` entries with `source`, `error`
+as HTML and `raw_error`), so nbgrader's Validate dialog in JupyterLab shows it unchanged.
+This module is also a Jupyter server extension (`course lab` enables it) that answers the
+dialog's request with `CourseValidator` in place of nbgrader's Validator.
+"""
 from __future__ import annotations
 
 import argparse
+import html
+import re
+import textwrap
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from course_utils.course import CONFIG_FILE, Course, CourseError, find_root
-from course_utils.ipynb import strip_ansi
+from course_utils.ipynb import nbgrader_meta, strip_ansi
+from course_utils.notebook.progress import Exercises
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+# ipykernel warns on stderr that its local TCP sockets are unencrypted; the student can do
+# nothing about it, and the warning was the first line `course validate` printed.
+WIDTH = 88  # characters of a line of the results, as nbgrader's Validator wraps its own
+QUIET_KERNEL = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
+
+
+@dataclass
+class Problem:
+    """One thing the student should fix, most important first (`kind` orders them)."""
+    kind: str          # "answer" (an answer cell raised), "test" (a graded test fails), "warning"
+    title: str         # one line: which exercise, which cell, what happened
+    detail: str        # the error's last lines, plain text
+
+    def as_result(self) -> dict:
+        """nbgrader's shape for a failed cell: the dialog shows `source`, then `error` (HTML)."""
+        # The dialog shows `source` in a <pre> that does not wrap: wrap it here.
+        return {"source": textwrap.fill(self.title, WIDTH), "error": html.escape(self.detail), "raw_error": self.detail,
+                "kind": self.kind}
+
+
+def _errors(cell) -> list[dict]:
+    return [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+
+
+def _error_text(output: dict, last: int = 4) -> str:
+    lines = strip_ansi("\n".join(output.get("traceback", []))).rstrip().splitlines()
+    lines = [ln for ln in lines if ln.strip() and not set(ln.strip()) <= {"-"}]
+    return "\n".join(lines[-last:]) if lines else f"{output.get('ename')}: {output.get('evalue')}"
+
+
+def _line_of(output: dict) -> int | None:
+    """The line of the cell where the error happened (the first frame that names a cell's line)."""
+    text = strip_ansi("\n".join(output.get("traceback", [])))
+    match = re.search(r"Cell In ?\[[^\]]*\], line (\d+)", text) or re.search(r"line (\d+)", text)
+    return int(match.group(1)) if match else None
+
+
+def diagnose(nb: NotebookNode, failed_tests: list[tuple[int, str]]) -> list[Problem]:
+    """What to fix in an executed notebook, most important first.
+
+    `failed_tests` are (cell index, error text) of the graded test cells that lose points,
+    as nbgrader's Validator decides it (an error, a message on stderr, partial credit).
+    """
+    exercises = Exercises(nb)
+    answers, tests, warnings = [], [], []
+    broken, unanswered = set(), set()
+    for exercise, index in exercises.answers.items():
+        if exercises.unanswered(exercise):
+            unanswered.add(exercise)
+        for output in _errors(nb.cells[index]):
+            if output.get("ename") == "NotImplementedError":
+                unanswered.add(exercise)
+                continue
+            broken.add(exercise)
+            line = _line_of(output)
+            where = f" at line {line}" if line else ""
+            answers.append(Problem("answer", f"Your answer to {exercise} raised {output.get('ename')}{where} "
+                                   f"(answer cell '{exercise}'). Fix it first: the tests below it "
+                                   "cannot use what the cell did not define.", _error_text(output)))
+
+    def cause(text: str) -> str | None:
+        """The failed or unanswered exercise an error comes from, when it names one."""
+        match = re.search(r"NameError: name '(\w+)' is not defined", text)
+        if match and match.group(1) in broken | unanswered:
+            return match.group(1)
+        if "NotImplementedError" in text:  # a placeholder raised: which one, if the traceback says
+            named = [e for e in sorted(unanswered) if re.search(rf"\b{re.escape(e)}\b", text)]
+            return named[0] if named else "an exercise you have not answered yet"
+        return None
+
+    for index, error in failed_tests:
+        meta = nbgrader_meta(nb.cells[index])
+        exercise = exercises.owner.get(index)
+        about = f"{exercise} ({exercises.worth(exercise)})" if exercise else "the notebook"
+        title = f"A test of {about} fails: test cell '{meta.get('grade_id')}'."
+        source = cause(error)
+        if source not in broken | unanswered and (source is None or exercise in unanswered):
+            source = exercise
+        if source is not None and source not in broken | unanswered:
+            title += f" It uses {source}."
+        elif source in unanswered:
+            title += f" You have not answered {source} yet: its answer cell still raises NotImplementedError."
+        elif source in broken:
+            title += f" The answer cell of {source} raised an error (reported above): fix that first."
+        tests.append(Problem("test", title, error))
+    consequences: dict[str, list[int]] = {}
+    for index, cell in enumerate(nb.cells):
+        meta = nbgrader_meta(cell)
+        if cell.cell_type != "code" or meta.get("grade") or meta.get("solution"):
+            continue
+        for output in _errors(cell):
+            text = _error_text(output)
+            if cause(text):
+                consequences.setdefault(cause(text), []).append(index + 1)
+                continue
+            after = exercises.owner.get(index)
+            place = f"after the exercise {after}" if after else "before the first exercise"
+            line = _line_of(output)
+            where = f" at line {line}" if line else ""
+            warnings.append(Problem(
+                "warning", f"Warning: a cell that is not graded ({place}, cell {index + 1}) raised "
+                f"{output.get('ename')}{where}. The grader runs every cell in order, so the notebook "
+                "will not run cleanly when graded, and later cells may fail because of it.", text))
+    for exercise, cells in consequences.items():
+        warnings.append(Problem(
+            "warning", f"Warning: {len(cells)} cell(s) that are not graded (cells "
+            f"{', '.join(map(str, cells))}) fail because of {exercise}; they will run "
+            "once its answer cell does.", ""))
+    if unanswered and not tests:  # an unanswered exercise whose tests still pass is still unanswered
+        tests.extend(Problem("test", f"You have not answered {e} yet ({exercises.worth(e)}).", "")
+                     for e in sorted(unanswered))
+    return answers + tests + warnings
 
 
 def _config_near(path: Path):
@@ -15,23 +156,64 @@ def _config_near(path: Path):
     try:
         root = find_root(path.parent)
     except CourseError:
-        return Config()  # a notebook outside the course: nbgrader's defaults
-    return PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
+        config = Config()  # a notebook outside the course: nbgrader's defaults
+    else:
+        config = PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
+    return config
+
+
+def course_validator_class() -> type:
+    """`CourseValidator`, built on first use: nbgrader is imported only when a notebook is validated."""
+    from nbformat import current_nbformat
+    from nbformat import read as read_nb
+    from nbgrader import utils
+    from nbgrader.validator import Validator
+
+    class CourseValidator(Validator):
+        """nbgrader's Validator with results that name exercises and causes (see the module docstring)."""
+
+        def validate(self, filename: str) -> dict:
+            if self.invert:
+                return super().validate(filename)
+            path = Path(filename).resolve()
+            with utils.chdir(str(path.parent)):
+                nb = read_nb(path.name, as_version=current_nbformat)
+            if self._get_type_changed_cells(nb):
+                return super().validate(filename)  # nbgrader's message says exactly what to undo
+            with utils.chdir(str(path.parent)):
+                nb = self._preprocess(nb)
+            changed = self._get_changed_cells(nb)
+            if changed and not self.ignore_checksums:
+                return {"changed": [{"source": cell.source.strip()} for cell in changed]}
+            index = {id(cell): i for i, cell in enumerate(nb.cells)}
+            failed = [(index[id(cell)], strip_ansi(self._extract_error(cell)))
+                      for cell in self._get_failed_cells(nb)]
+            failed = [(i, _last_lines(text)) for i, text in failed]
+            problems = diagnose(nb, failed)
+            return {"failed": [p.as_result() for p in problems]} if problems else {}
+
+    return CourseValidator
+
+
+def _last_lines(text: str, last: int = 4) -> str:
+    lines = [ln for ln in text.rstrip().splitlines() if ln.strip() and not set(ln.strip()) <= {"-"}]
+    return "\n".join(lines[-last:])
 
 
 def validate(path: str | Path, invert: bool = False) -> dict:
-    """Run the notebook as nbgrader's Validate does; return nbgrader's result dictionary.
+    """Run the notebook as nbgrader's Validate does; return the result dictionary.
 
-    Keys: `failed` (test cells that fail), `changed` (locked cells edited), `type_changed`,
+    Keys: `failed` (the problems, most important first: answer cells that raised, tests that
+    fail, warnings about ungraded cells), `changed` (locked cells edited), `type_changed`,
     and with invert=True `passed` (tests that pass although they should not).
     """
     path = Path(path).resolve()
     if not path.is_file():
         raise CourseError(f"No notebook at {path}. Give the path of a .ipynb file, e.g. "
                           "notebooks/01_queries_keys_values/01_queries_keys_values.ipynb.")
-    from nbgrader.validator import Validator
-
-    validator = Validator(config=_config_near(path))
+    config = _config_near(path)
+    config.Execute.extra_arguments = QUIET_KERNEL
+    validator = course_validator_class()(config=config)
     validator.invert = invert
     return validator.validate(str(path))
 
@@ -49,24 +231,32 @@ def describe(results: dict, invert: bool = False) -> list[str]:
         passed = results.get("passed", [])
         return [f"{len(passed)} test cell(s) pass on this notebook."]
     failed = results.get("failed", [])
-    if not failed:
-        return ["Success! Every visible test passes. (Hidden tests run when you are graded.)"]
-    lines = [f"{len(failed)} test cell(s) fail:"]
-    for cell in failed:
-        first = cell["source"].splitlines()[0] if cell["source"] else "(empty cell)"
-        error = strip_ansi(cell.get("raw_error") or "").strip().splitlines()
-        lines.append(f"  - cell starting {first[:60]!r}")
-        lines.extend(f"      {line}" for line in error[-3:])
+    fails = [p for p in failed if p.get("kind") != "warning"]
+    lines = [] if fails else ["Success! Every visible test passes. (Hidden tests run when you are graded.)"]
+    if fails:
+        lines.append(f"{len(fails)} problem(s) to fix, the first one first:")
+    for problem in failed:
+        first, *rest = problem["source"].splitlines() or [""]
+        lines.append(f"  - {first}")
+        lines.extend(f"    {line}" for line in rest)
+        lines.extend(f"      {line}" for line in problem["raw_error"].splitlines())
     return lines
+
+
+def failing(results: dict, invert: bool = False) -> bool:
+    """Whether the result means the notebook is not ready to hand in (warnings alone do not)."""
+    if results.get("type_changed") or results.get("changed"):
+        return True
+    if invert:
+        return bool(results.get("passed"))
+    return any(p.get("kind") != "warning" for p in results.get("failed", []))
 
 
 def run(args: argparse.Namespace, course: Course | None) -> int:
     results = validate(args.path, invert=args.invert)
     for line in describe(results, invert=args.invert):
         print(line)
-    bad = results.get("type_changed") or results.get("changed") or results.get(
-        "passed" if args.invert else "failed")
-    return 1 if bad else 0
+    return 1 if failing(results, invert=args.invert) else 0
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -75,3 +265,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--invert", action="store_true", help="report tests that pass (for blank releases)")
     p.set_defaults(run=run, needs_course=False)
     return p
+
+
+# The Validate button: a Jupyter server extension whose handler answers the dialog's request.
+
+def _jupyter_server_extension_points() -> list[dict]:
+    return [{"module": "course_utils.cli.validate"}]
+
+
+def _load_jupyter_server_extension(serverapp) -> None:
+    """Answer `/assignments/validate` with CourseValidator, ahead of nbgrader's own handler."""
+    from jupyter_server.utils import url_path_join
+    from nbgrader.server_extensions.validate_assignment.handlers import ValidateAssignmentHandler
+    from tornado.routing import PathMatches, Rule
+
+    class CourseValidateHandler(ValidateAssignmentHandler):
+        def validate_notebook(self, path: str) -> dict:
+            root = Path(self.root_dir).resolve()
+            target = (root / path).resolve()
+            if not target.is_relative_to(root):
+                return super().validate_notebook(path)  # nbgrader refuses it (403)
+            try:
+                return {"success": True, "value": validate(target)}
+            except Exception:  # noqa: BLE001  nbgrader's handler says what went wrong, as before
+                return super().validate_notebook(path)
+
+    webapp = serverapp.web_app
+    pattern = url_path_join(webapp.settings["base_url"], "/assignments/validate")
+    # Tornado tries rules in order and nbgrader's extension may load first: go to the front.
+    webapp.default_router.rules.insert(0, Rule(PathMatches(pattern), CourseValidateHandler))
+    serverapp.log.info("Attention, Graded: the Validate button names exercises and causes")

@@ -19,6 +19,7 @@ import importlib
 _EXPORTS = {
     "checks": ("course_utils.notebook.checks", None),
     "trusted": ("course_utils.notebook.trusted", None),
+    "progress": ("course_utils.notebook.progress", None),
     "setup_notebook": ("course_utils.notebook.session", "setup_notebook"),
     "Session": ("course_utils.notebook.session", "Session"),
     "attention_heatmap": ("course_utils.notebook.plotting", "attention_heatmap"),

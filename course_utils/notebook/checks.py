@@ -93,9 +93,20 @@ def expect_close(actual: object, reference: torch.Tensor, what: str, hint: str =
     if wrong:
         diff = (a - r).abs()
         worst = float(diff[trusted.isfinite(diff)].max()) if bool(trusted.isfinite(diff).any()) else float("nan")
+        first = _first_index((~close).reshape(-1).tolist(), tuple(close.shape))
         raise AssertionError(
-            f"{what} is wrong at {wrong} of {close.numel()} entries "
+            f"{what} is wrong at {wrong} of {close.numel()} entries, the first at {first} "
             f"(largest difference {worst:.2g}). {hint}".rstrip())
+
+
+def _first_index(wrong: list[bool], shape: tuple[int, ...]) -> str:
+    """Where the first True of a flattened `wrong` sits in `shape`, as "index [b, i, j]": a place, never a value."""
+    flat = wrong.index(True)
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return f"index [{', '.join(map(str, reversed(index)))}]"
 
 
 @contextlib.contextmanager
@@ -159,4 +170,26 @@ def expect_mask(mask: object, reference: object, what: str, hint: str) -> None:
     if wrong and wrong == len(ref):
         raise AssertionError(f"{what} is inverted everywhere: in this course True means 'may attend' "
                              "(the opposite of nn.MultiheadAttention's key_padding_mask).")
-    expect(wrong == 0, f"{what} is wrong at {wrong} of {len(ref)} entries. {hint}")
+    if wrong:
+        shape = tuple(mask.shape) if isinstance(mask, trusted.Tensor) else (len(ref),)
+        first = _first_index([g != r for g, r in zip(got, ref)], shape)
+        expect(False, f"{what} is wrong at {wrong} of {len(ref)} entries, the first at {first}. {hint}")
+
+
+def matches(actual: object, reference: torch.Tensor, atol: float | None = None, rtol: float | None = None) -> bool:
+    """Whether `actual` is a plain tensor with `reference`'s shape and values (quiet: no message, no raise)."""
+    if type(actual) is not trusted.Tensor or tuple(actual.shape) != tuple(reference.shape):
+        return False
+    default_atol, default_rtol = _default_tolerance(reference.dtype)
+    a, r = actual.detach().double().cpu(), reference.detach().double().cpu()
+    return bool(trusted.isclose(a, r, rtol=default_rtol if rtol is None else rtol,
+                                atol=default_atol if atol is None else atol, equal_nan=True).all())
+
+
+def hint_for(actual: object, mistakes: list[tuple[torch.Tensor, str]], otherwise: str = "") -> str:
+    """The hint of the first `(output, hint)` pair whose output `actual` matches, else `otherwise`.
+
+    `output` is what a known mistake would return on the test's inputs: a cause is named only
+    when it has been detected, never guessed.
+    """
+    return next((hint for output, hint in mistakes if matches(actual, output)), otherwise)

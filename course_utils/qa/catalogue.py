@@ -8,6 +8,10 @@ private job, in a sandboxed kernel, under the same limits): wrong answers must l
 right answers must keep full marks, with no flag; the perfect submission must score full
 marks and the blank release zero.
 
+A wrong answer is also *seen* when a visible test cell (a test cell with no hidden block,
+which the student can run before handing in) fails on it: `rates` gives, per exercise, the
+share of wrong answers the whole grader catches and the share the visible tests alone catch.
+
 Right answers of different exercises share a submission (the k-th right answer of every
 exercise in the k-th): full marks for it prove each of them right, and a third of the
 catalogue's grading time is saved. Where such a submission loses points, each of its
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 
 from tabulate import tabulate
 
+from course_utils import ipynb
 from course_utils.course import Course, CourseError
 from course_utils.grader.pipeline import autograde
 from course_utils.grader.records import GradeRecord
@@ -71,6 +76,7 @@ class Verdict:
     messages: Messages = field(default_factory=dict)
     device: str = ""            # where the graded kernel ran ("NVIDIA H100 80GB HBM3", "cpu")
     flags: tuple[str, ...] = ()  # the grader's flags: a right answer must raise none
+    seen: bool = False           # a visible test cell failed (what the student sees before handing in)
 
     @property
     def ok(self) -> bool:
@@ -83,6 +89,16 @@ class Verdict:
     @property
     def verdict(self) -> str:
         return "ok" if self.ok else "MISS"
+
+
+@dataclass(frozen=True)
+class ExerciseRate:
+    """How much of one exercise's catalogue of wrong answers the grader catches."""
+    assignment: str
+    exercise: str
+    wrong: int
+    caught: int    # lose points when graded (visible and hidden tests)
+    seen: int      # fail a visible test cell: the student learns of the mistake before handing in
 
 
 def catalogue_root(course: Course) -> Path:
@@ -99,6 +115,16 @@ def load(course: Course, aid: str) -> list[Entry]:
             raise CourseError(f"{path}: catalogue files are named wrong_<what>.py or right_<what>.py")
         entries.append(Entry(aid, path.parent.name, kind, name, path))
     return entries
+
+
+def visible_test_cells(course: Course, aid: str) -> set[str]:
+    """grade_ids of `aid`'s test cells that hold no hidden test: all of them runs in the student's copy."""
+    cells = set()
+    for cell in ipynb.read(course.solution(aid)).cells:
+        meta = ipynb.nbgrader_meta(cell)
+        if meta.get("grade") and not meta.get("solution") and "BEGIN HIDDEN TESTS" not in cell.source:
+            cells.add(meta["grade_id"])
+    return cells
 
 
 def right_groups(entries: list[Entry]) -> dict[str, list[Entry]]:
@@ -154,11 +180,15 @@ def run(course: Course, ids: list[str], workers: int = 2, progress: bool = False
         for aid in again:
             owner.update({(aid, e.student_id): e.student_id for e in alone[aid]})
 
+    visible = {aid: visible_test_cells(course, aid) for aid in ids}
+
     def verdict(aid: str, student: str, exercise: str, entry: str, expected: Expected) -> Verdict:
         record = records[owner.get((aid, student), student), aid]
         detail = record.detail if record.status == "graded" else f"{record.status}: {record.detail}\n{record.log}"
+        messages = failure_messages(record)
         return Verdict(aid, exercise, entry, record.score, record.max_score, expected, detail,
-                       failure_messages(record), kernel_device(record), submission_flags(record))
+                       messages, kernel_device(record), submission_flags(record),
+                       seen=bool(visible[aid] & set(messages)))
 
     return [verdict_ for aid in ids for verdict_ in (
         verdict(aid, "perfect", "(all)", "perfect submission", "full"),
@@ -174,6 +204,24 @@ def submission_flags(record: GradeRecord) -> tuple[str, ...]:
 
 def _fair(record: GradeRecord) -> bool:
     return record.status == "graded" and record.score == record.max_score and not submission_flags(record)
+
+
+def rates(verdicts: list[Verdict]) -> list[ExerciseRate]:
+    """Per exercise (in catalogue order): wrong answers, how many the grader catches, how many visible tests do."""
+    found: dict[tuple[str, str], list[Verdict]] = {}
+    for v in verdicts:
+        if v.expected == "less":
+            found.setdefault((v.assignment, v.exercise), []).append(v)
+    return [ExerciseRate(aid, exercise, len(vs), sum(v.ok for v in vs), sum(v.ok and v.seen for v in vs))
+            for (aid, exercise), vs in found.items()]
+
+
+def rates_table(found: list[ExerciseRate]) -> str:
+    def share(n: int, of: int) -> str:
+        return f"{n}/{of} ({100 * n / of:.0f}%)" if of else "-"
+    return tabulate([(r.assignment, r.exercise, r.wrong, share(r.caught, r.wrong), share(r.seen, r.wrong))
+                     for r in found],
+                    headers=["notebook", "exercise", "wrong answers", "caught when graded", "caught by visible tests"])
 
 
 def table(verdicts: list[Verdict]) -> str:

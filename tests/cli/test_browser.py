@@ -36,8 +36,9 @@ import nbformat
 import nbgrader
 import pytest
 
-from conftest import ROOT
+from conftest import COURSE, ROOT
 from course_utils.cli import lab
+from course_utils.grader.publish import publish
 
 pytestmark = pytest.mark.slow
 
@@ -48,7 +49,7 @@ README_SCREENSHOT = ROOT / "docs" / "images" / "jupyterlab-notebook.png"
 TOKEN = "course-browser-test"
 NB01 = "01_queries_keys_values"
 NB02 = "02_scaled_dot_product_attention"
-BLANK01 = f"notebooks/{NB01}/{NB01}-blank.ipynb"
+NB03 = "03_multi_head_attention"
 VIEWPORT = {"width": 1400, "height": 900}
 WAIT_MS = 120_000  # the longest wait: Validate runs the whole notebook in a fresh kernel
 
@@ -92,17 +93,36 @@ class Lab:
         return self.log.read_text(errors="replace")[-4000:]
 
 
-@pytest.fixture(scope="module")
-def jupyterlab(tmp_path_factory):
-    """`jupyter lab` (as `course lab` starts it) on a free port, serving a copy of the course."""
-    work = tmp_path_factory.mktemp("lab")
-    root = work / "course"
+def _course_copy(root):
+    """The instructor's course (for the formgrader): notebooks, solutions and the config."""
     root.mkdir()
     for folder in ("notebooks", "solutions"):
         shutil.copytree(ROOT / folder, root / folder,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     shutil.copy(ROOT / "nbgrader_config.py", root)
-    shutil.copy(root / "notebooks" / NB01 / f"{NB01}.ipynb", root / BLANK01)
+
+
+def _students_copy(root):
+    """What students get: `course publish` of the notebooks up to 03 (no solutions, no hidden tests)."""
+    publish(COURSE, root, upto=NB03)
+
+
+@pytest.fixture(scope="module")
+def student_lab(tmp_path_factory):
+    """`jupyter lab` (as `course lab` starts it) serving a published students' copy."""
+    yield from _serve(tmp_path_factory.mktemp("student-lab"), _students_copy)
+
+
+@pytest.fixture(scope="module")
+def instructor_lab(tmp_path_factory):
+    """`jupyter lab` serving a copy of the instructor's course, solutions included."""
+    yield from _serve(tmp_path_factory.mktemp("instructor-lab"), _course_copy)
+
+
+def _serve(work, make_root):
+    """`jupyter lab` (as `course lab` starts it) on a free port, serving the folder `make_root` fills."""
+    root = work / "course"
+    make_root(root)
     settings = lab.write_app_settings(work / "app-settings", extra=lab.RENDER_ALL_CELLS)
     port = _free_port()
     argv = lab.lab_command(root, port, app_settings_dir=settings, token=TOKEN, open_browser=False)
@@ -173,7 +193,9 @@ class Browser:
 
 
 @pytest.fixture
-def browser(jupyterlab, tmp_path):
+def browser(request, tmp_path):
+    """Chromium on the students' copy (parametrize indirectly with "instructor_lab" for the course)."""
+    jupyterlab = request.getfixturevalue(getattr(request, "param", "student_lab"))
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: the browser tests drive Debian's Chromium. "
                     "`.ci/run` installs it (apt-get install -y chromium); never `playwright install`.")
@@ -270,7 +292,9 @@ def close_dialog(page):
 
 # ---- the tests -------------------------------------------------------------------------------
 
-def test_server_is_offline_safe_and_serves_nbgrader(jupyterlab):
+def test_server_is_offline_safe_and_serves_nbgrader(instructor_lab):
+    jupyterlab = instructor_lab
+
     def get(path):
         return json.load(urllib.request.urlopen(jupyterlab.url(path), timeout=10))
 
@@ -317,15 +341,29 @@ def test_student_fills_answers_runs_all_and_validates(browser):
     assert "NotImplementedError" not in softmax.source
 
 
-def test_blank_release_fails_validation(browser):
-    page = open_notebook(browser, BLANK01)
+def test_validate_names_the_exercise_and_the_cause_then_succeeds_once_fixed(browser):
+    """Notebook 03 as a student meets it: a typo in split_heads, Validate, fix, Validate again."""
+    page = open_notebook(browser, f"notebooks/{NB03}/{NB03}.ipynb")
+    answers = dict((grade_id, index) for index, grade_id in _answer_cells(NB03))
+    for grade_id, index in answers.items():
+        answer = _answer(NB03, grade_id)
+        if grade_id == "split_heads":
+            answer = answer.replace("return ", "return (", 1)   # a bracket never closed
+        type_into_cell(page, index, answer)
     dialog = validate(page)
-    browser.shot("blank-01-validate")
-    text = dialog.inner_text()
+    browser.shot("notebook-03-validate-syntax-error")
+    text = " ".join(dialog.inner_text().split())  # the results wrap their lines
     assert dialog.locator(".validation-failed").count() == 1, text
-    assert "The following cell failed:" in text
-    assert "NotImplementedError" in text
-    assert "Success" not in text
+    first = " ".join(dialog.locator("pre").first.inner_text().split())
+    assert "split_heads" in first and "SyntaxError" in first and "line" in first, text
+    assert "cell starting" not in text and "def _flat_bools" not in text
+    assert "test_MultiHeadAttention" in text and "fix that first" in text, "the tests it broke say why"
+    close_dialog(page)
+
+    type_into_cell(page, answers["split_heads"], _answer(NB03, "split_heads"))
+    dialog = validate(page)
+    browser.shot("notebook-03-validate-fixed")
+    assert dialog.locator(".validation-success").count() == 1, dialog.inner_text()
     close_dialog(page)
 
 
@@ -356,6 +394,7 @@ def test_attention_heatmap_renders(browser):
         shutil.copyfile(shot, README_SCREENSHOT)
 
 
+@pytest.mark.parametrize("browser", ["instructor_lab"], indirect=True)
 def test_instructor_opens_the_formgrader(browser):
     page = browser.page
     page.goto(browser.lab.url("/formgrader"))

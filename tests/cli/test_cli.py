@@ -6,10 +6,6 @@ import sys
 import pytest
 
 from conftest import COURSE, IDS, run_course
-from course_utils import ipynb
-from course_utils.qa import submissions
-
-GRADED = [aid for aid in IDS if ipynb.answer_cells(ipynb.read(COURSE.solution(aid)))]
 
 
 def test_unknown_id_names_the_known_ones():
@@ -37,31 +33,12 @@ def test_catalogue_command_prints_its_table():
     assert "perfect submission" in result.stdout and "0 misses" in result.stdout
 
 
-def test_validate_a_missing_file():
-    result = run_course("validate", "notebooks/nope.ipynb")
-    assert result.returncode == 2 and "No notebook at" in result.stderr
-
-
 def test_autograde_without_submissions_explains_the_layout(tmp_path):
     for name in ("nbgrader_config.py",):
         (tmp_path / name).write_text((COURSE.root / name).read_text())
     (tmp_path / "solutions").mkdir()
     result = run_course("autograde", cwd=tmp_path)
     assert result.returncode == 2 and "submitted" in result.stderr
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("aid", GRADED[:1])
-def test_validate_blank_release_fails_and_answered_notebook_passes(aid, tmp_path):
-    # Exactly the README's command: the blank release fails its tests.
-    result = run_course("validate", COURSE.release(aid).relative_to(COURSE.root))
-    assert result.returncode == 1 and "test cell(s) fail" in result.stdout
-    release = ipynb.read(COURSE.release(aid))
-
-    answered = submissions.perfect(release, ipynb.read(COURSE.solution(aid)))
-    done = ipynb.write(answered, tmp_path / "done" / f"{aid}.ipynb")
-    result = run_course("validate", done)
-    assert result.returncode == 0 and "Success" in result.stdout, result.stdout + result.stderr
 
 
 def test_every_default_is_the_one_of_the_function_the_command_calls():

@@ -32,6 +32,18 @@ def _listening_port():
     return listener, listener.getsockname()[1]
 
 
+def lab_token(server, log, port):
+    """The token of the link `course lab` (process `server`, output in `log`) prints, once it prints it."""
+    deadline = time.time() + 90
+    while True:
+        assert server.poll() is None, f"course lab exited with {server.returncode}:\n{log.read_text()}"
+        assert time.time() < deadline, f"course lab printed no link within 90 s:\n{log.read_text()}"
+        found = re.search(rf"http://127\.0\.0\.1:{port}/lab/tree/notebooks\?token=(\w+)", log.read_text())
+        if found:
+            return found.group(1)
+        time.sleep(0.3)
+
+
 def test_options_and_defaults():
     args = _parse()
     assert (args.port, args.no_browser, args.instructor) == (8888, False, False)
@@ -97,18 +109,11 @@ def test_course_lab_serves_the_notebooks_with_nbgrader(tmp_path):
         server = subprocess.Popen([sys.executable, "-m", "course_utils", "lab", "--no-browser", "--port", str(port)],
                                   cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
     try:
-        link = None
-        deadline = time.time() + 90
-        while link is None:
-            assert server.poll() is None, f"course lab exited with {server.returncode}:\n{log.read_text()}"
-            assert time.time() < deadline, f"course lab printed no link within 90 s:\n{log.read_text()}"
-            found = re.search(rf"http://127\.0\.0\.1:{port}/lab/tree/notebooks\?token=(\w+)", log.read_text())
-            link = found and found.group(0)
-            time.sleep(0.3)
-        token = re.search(r"token=(\w+)", link).group(1)
+        token = lab_token(server, log, port)
         listing = json.load(urllib.request.urlopen(
             f"http://127.0.0.1:{port}/api/contents/notebooks?token={token}", timeout=30))
         assert {item["name"] for item in listing["content"]} >= set(IDS)
+        link = f"http://127.0.0.1:{port}/lab/tree/notebooks?token={token}"
         page = urllib.request.urlopen(link, timeout=30).read().decode()
         assert "@jupyter/nbgrader" in page, "nbgrader's lab extension is not enabled"
         assert "starting JupyterLab" in log.read_text()

@@ -71,7 +71,17 @@ def test_flat_bools_reads_tensors_and_nested_lists_alike():
 def test_expect_mask_counts_wrong_entries_and_names_an_inverted_mask():
     reference = [[True, False], [True, True]]
     checks.expect_mask(torch.tensor(reference), reference, "the mask", "hint")
-    with pytest.raises(AssertionError, match=r"the mask is wrong at 1 of 4 entries\. True at real tokens"):
+    with pytest.raises(AssertionError, match=r"the mask is wrong at 1 of 4 entries, the first at index \[0, 1\]\. "
+                                             r"True at real tokens"):
         checks.expect_mask(torch.tensor([[True, True], [True, True]]), reference, "the mask", "True at real tokens.")
     with pytest.raises(AssertionError, match="inverted everywhere"):
         checks.expect_mask(~torch.tensor(reference), reference, "the mask", "hint")
+
+
+def test_expect_close_says_where_the_first_wrong_entry_is_never_its_value():
+    reference = torch.zeros(2, 3, 4)
+    actual = reference.clone()
+    actual[1, 2, 0] = 0.123456
+    with pytest.raises(AssertionError, match=r"wrong at 1 of 24 entries, the first at index \[1, 2, 0\]") as caught:
+        checks.expect_close(actual, reference, "the output")
+    assert "0.123456" not in str(caught.value) and "tensor(" not in str(caught.value)

@@ -46,3 +46,23 @@ def test_right_answers_of_different_exercises_share_submissions():
         most = max((sum(e.grade_id == g for e in mine if e.kind == "right") for g in {e.grade_id for e in mine}),
                    default=0)
         assert len(groups) == most
+
+
+def test_rates_count_what_the_grader_and_what_the_visible_tests_catch():
+    from course_utils.qa.catalogue import rates
+
+    verdicts = [Verdict("01_x", "softmax", "wrong_a", 2, 3, "less", "", seen=True),
+                Verdict("01_x", "softmax", "wrong_b", 1, 3, "less", "", seen=False),
+                Verdict("01_x", "softmax", "wrong_c", 3, 3, "less", "", seen=False),   # a miss
+                Verdict("01_x", "softmax", "right_d", 3, 3, "full", ""),
+                Verdict("01_x", "(all)", "perfect submission", 3, 3, "full", "")]
+    (rate,) = rates(verdicts)
+    assert (rate.exercise, rate.wrong, rate.caught, rate.seen) == ("softmax", 3, 2, 1)
+
+
+def test_visible_test_cells_are_the_test_cells_without_a_hidden_block():
+    from course_utils.qa.catalogue import visible_test_cells
+
+    cells = visible_test_cells(COURSE, "03_multi_head_attention")
+    assert {"test_split_heads", "test_merge_heads", "test_MultiHeadAttention"} <= cells
+    assert not any(c.startswith("hidden_") for c in cells)

@@ -11,11 +11,13 @@ import json
 import nbformat
 import pytest
 
-from conftest import COURSE, IDS, hidden_test_lines
+from conftest import COURSE, IDS, ROOT, hidden_test_lines
 from course_utils.ipynb import answer_cells
 from course_utils.qa import catalogue
 
 MIN_WRONG, MIN_RIGHT = 4, 2
+MIN_SEEN = 2 / 3  # the share of an exercise's wrong answers its visible tests alone must catch
+README = (ROOT / "README.md").read_text()
 
 
 def _exercises(aid):
@@ -77,3 +79,12 @@ def test_graders_catch_wrong_answers_and_accept_right_ones(aid):
     assert not misses, "\n" + catalogue.table(misses) + "\n\n" + "\n".join(v.detail for v in misses)
     problems = _message_problems(aid, [v for v in verdicts if v.expected == "less"])
     assert not problems, "\n".join(problems[:20])
+
+    # The visible tests teach: most mistakes show up before the student hands in. The
+    # README's table states each exercise's measured rates.
+    for rate in catalogue.rates(verdicts):
+        unseen = [v.entry for v in verdicts if v.exercise == rate.exercise and v.expected == "less" and not v.seen]
+        assert rate.seen >= MIN_SEEN * rate.wrong, \
+            f"{rate.exercise}: the visible tests catch {rate.seen} of {rate.wrong}; they miss {unseen}"
+        row = f"| {aid} | {rate.exercise} | {rate.wrong} | {rate.caught} | {rate.seen} |"
+        assert row in README, f"update README.md's visible-test table: {row}"
