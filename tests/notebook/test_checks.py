@@ -85,3 +85,14 @@ def test_expect_close_says_where_the_first_wrong_entry_is_never_its_value():
     with pytest.raises(AssertionError, match=r"wrong at 1 of 24 entries, the first at index \[1, 2, 0\]") as caught:
         checks.expect_close(actual, reference, "the output")
     assert "0.123456" not in str(caught.value) and "tensor(" not in str(caught.value)
+
+
+def test_hint_for_names_a_cause_only_when_its_output_is_detected():
+    right, swapped = torch.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(3, 2)
+    transposed = right.T.contiguous()
+    mistakes = [(transposed, "you transposed it"), (right * 2, "you doubled it")]
+    assert checks.matches(right * 2, right * 2) and not checks.matches(right, right * 2)
+    assert not checks.matches(right.tolist(), right), "only a plain tensor matches"
+    assert checks.hint_for(right * 2, mistakes, "check the formula") == "you doubled it"
+    assert checks.hint_for(transposed, mistakes) == "you transposed it"
+    assert checks.hint_for(swapped + 1, mistakes, "check the formula") == "check the formula"
