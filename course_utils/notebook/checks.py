@@ -147,7 +147,8 @@ def call(what: str, function: Callable, *args: object, hint: str = "") -> object
         with quiet():
             return function(*args)
     except Exception as error:  # noqa: BLE001  (any bug of the answer is the student's to see)
-        raise AssertionError(f"{what} raised {type(error).__name__}: {error}. {hint}".rstrip(". ") + ".") from None
+        said = str(error).rstrip(". ")  # torch's own messages often end with a full stop already
+        raise AssertionError(f"{what} raised {type(error).__name__}: {said}. {hint}".rstrip(". ") + ".") from None
 
 
 def flat_bools(values: object) -> list[bool]:

@@ -96,3 +96,12 @@ def test_hint_for_names_a_cause_only_when_its_output_is_detected():
     assert checks.hint_for(right * 2, mistakes, "check the formula") == "you doubled it"
     assert checks.hint_for(transposed, mistakes) == "you transposed it"
     assert checks.hint_for(swapped + 1, mistakes, "check the formula") == "check the formula"
+
+
+def test_call_reports_the_students_exception_in_one_sentence():
+    def broken():
+        raise RuntimeError("Sizes of tensors must match.")
+
+    with pytest.raises(AssertionError) as caught:
+        checks.call("update(0, k, v)", broken, hint="Append along dim=-2.")
+    assert str(caught.value) == "update(0, k, v) raised RuntimeError: Sizes of tensors must match. Append along dim=-2."
