@@ -59,10 +59,9 @@ def _errors(cell) -> list[dict]:
     return [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
 
 
-def _error_text(output: dict, last: int = 4) -> str:
-    lines = strip_ansi("\n".join(output.get("traceback", []))).rstrip().splitlines()
-    lines = [ln for ln in lines if ln.strip() and not set(ln.strip()) <= {"-"}]
-    return "\n".join(lines[-last:]) if lines else f"{output.get('ename')}: {output.get('evalue')}"
+def _error_text(output: dict) -> str:
+    text = _last_lines(strip_ansi("\n".join(output.get("traceback", []))))
+    return text or f"{output.get('ename')}: {output.get('evalue')}"
 
 
 def _line_of(output: dict) -> int | None:
@@ -196,6 +195,7 @@ def course_validator_class() -> type:
 
 
 def _last_lines(text: str, last: int = 4) -> str:
+    """The last `last` lines of an error that say something (no blank lines, no rules of dashes)."""
     lines = [ln for ln in text.rstrip().splitlines() if ln.strip() and not set(ln.strip()) <= {"-"}]
     return "\n".join(lines[-last:])
 
