@@ -1,7 +1,7 @@
 """nbgrader configuration for Attention, Graded.
 
 The course root is this folder (the repository root). Instructors edit `solutions/`
-(nbgrader's source) and release into `notebooks/` with `course release`.
+(nbgrader's source) and release into `notebooks/` with `course generate`.
 """
 import os
 

@@ -22,6 +22,8 @@ CONFIG_FILE = "nbgrader_config.py"
 PUBLISHED_MARKER = ".course-publish.json"
 # The Jupyter server extension that answers the Validate button with the course's validator.
 VALIDATE_EXTENSION = "course_utils.cli.validate"
+# The instructor's: the formgrader's Autograde button grades through `course autograde`.
+FORMGRADER_EXTENSION = "course_utils.grader.formgrader"
 
 
 class CourseError(Exception):

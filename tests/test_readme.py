@@ -14,13 +14,13 @@ EXERCISED_BY = {
     ".venv/bin/course lab --instructor": "cli/test_course_lab.py",  # the formgrader page: cli/test_browser.py
     "course lab": "cli/test_course_lab.py",
     ".venv/bin/course validate notebooks/01_queries_keys_values/01_queries_keys_values.ipynb": "cli/test_cli.py",
-    ".venv/bin/course release": "test_release.py",
-    "course release 02": "test_release.py",
-    "course release": "test_release.py",
-    "course release --check": "test_release.py",
+    ".venv/bin/course generate": "test_release.py",
+    "course generate 02": "test_release.py",
+    "course generate": "test_release.py",
+    "course generate --check": "test_release.py",
     "course autograde": "grader/test_pipeline.py",
     "course demo": "qa/test_demo.py",
-    ".venv/bin/course release --check": "test_release.py",
+    ".venv/bin/course generate --check": "test_release.py",
     ".venv/bin/course execute --fast": "qa/test_execute.py",  # and qa/test_demo.py
     ".venv/bin/course autograde --workers 2": "grader/test_grading_scale.py",
     ".venv/bin/course feedback": "grader/test_grading_scale.py",
@@ -46,6 +46,8 @@ EXERCISED_BY = {
     ".venv/bin/course publish ../attention-graded-student --upto 03 --git": "grader/test_publish.py",
     "course publish DIR --upto NN": "grader/test_publish.py",
     "course publish": "grader/test_publish.py",
+    ".venv/bin/course export": "grader/test_export.py",
+    "course lab --instructor": "cli/test_course_lab.py",  # its Autograde button: grader/test_formgrader.py
 }
 
 

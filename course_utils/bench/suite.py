@@ -97,7 +97,8 @@ def notebook_metrics(course: Course, aid: str, quick: bool) -> dict | None:
     if quick:
         executed = course.build("executed", f"{aid}.ipynb")
         found = metrics_of(executed) if executed.is_file() else None
-        return found or {"note": f"not measured by --quick: run `course bench {'train' if aid.startswith('07') else 'decode'}`"}
+        part = "train" if aid.startswith("07") else "decode"
+        return found or {"note": f"not measured by --quick: run `course bench {part}`"}
     gpu = torch.cuda.is_available()
     (run,) = execute(course, [aid], device="cuda" if gpu else "cpu", fast=not gpu,
                      out_dir=course.build("bench-executed"))

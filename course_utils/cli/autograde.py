@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from course_utils.cli.common import add_ids, default
+from course_utils.cli.common import add_ids, add_student, default
 from course_utils.course import Course
 from course_utils.grader.jobs import Limits
 from course_utils.grader.pipeline import autograde
@@ -14,7 +14,8 @@ def run(args: argparse.Namespace, course: Course) -> int:
     limits = Limits(cell_seconds=args.cell_timeout, job_seconds=args.timeout,
                     memory_bytes=int(args.memory_gb * 2**30))
     records = autograde(course, course.select(args.ids) if args.ids else None, workers=args.workers,
-                        scheduler=args.scheduler, db_url=args.db_url, force=args.force, limits=limits)
+                        scheduler=args.scheduler, db_url=args.db_url, force=args.force, limits=limits,
+                        students=args.student, keep_manual=not args.reset_manual)
     print(records_table(records))
     print(f"wrote {course.reports('grades.csv')}")
     return 0
@@ -28,7 +29,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--scheduler", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="grade on a Dask cluster at ADDRESS (tcp://host:8786); alone: a local Dask cluster")
     p.add_argument("--db-url", default=None, help="SQLAlchemy URL of the gradebook (default: the course's SQLite)")
+    add_student(p)
     p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
+    p.add_argument("--reset-manual", action="store_true",
+                   help="clear the formgrader's manual scores, comments and extra credit of what is regraded "
+                        "(default: keep them)")
     p.add_argument("--cell-timeout", type=int, default=Limits.cell_seconds,
                    help="seconds one cell may run (default %(default)s)")
     p.add_argument("--timeout", type=int, default=Limits.job_seconds,

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from course_utils.course import VALIDATE_EXTENSION, Course
+from course_utils.course import FORMGRADER_EXTENSION, VALIDATE_EXTENSION, Course
 
 DEFAULT_PORT = 8888
 HOST = "127.0.0.1"
@@ -95,6 +95,8 @@ def lab_command(root: str | Path, port: int = DEFAULT_PORT, *, app_settings_dir:
         # The Validate button answered by the course's validator (course_utils/cli/validate.py).
         f"--ServerApp.jpserver_extensions={VALIDATE_EXTENSION}=True",
     ]
+    if instructor:  # the formgrader's Autograde button grades in the sandbox (course_utils/grader/formgrader.py)
+        argv.append(f"--ServerApp.jpserver_extensions={FORMGRADER_EXTENSION}=True")
     if token is not None:
         argv.append(f"--IdentityProvider.token={token}")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -142,7 +144,7 @@ def run(args: argparse.Namespace, course: Course) -> int:
         return 2
     settings = write_app_settings(course.build("lab", "app-settings"))
     argv = lab_command(course.root, args.port, app_settings_dir=settings,
-                       open_browser=not args.no_browser, instructor=args.instructor)
+                       open_browser=not args.no_browser, instructor=args.instructor, extra_args=args.extra)
     where = "the formgrader (instructor)" if args.instructor else "notebooks/"
     print(f"course lab: starting JupyterLab on http://{HOST}:{args.port} at {where}; "
           "Ctrl-C twice to stop.", file=sys.stderr, flush=True)
@@ -160,5 +162,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port on {HOST} (default {DEFAULT_PORT})")
     p.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
     p.add_argument("--instructor", action="store_true", help="open nbgrader's formgrader instead of notebooks/")
-    p.set_defaults(run=run)
+    p.epilog = ("Any other --Class.trait=value option goes to Jupyter and nbgrader as it is, "
+                "e.g. --Exchange.root=/srv/nbgrader/exchange or --ServerApp.ip=0.0.0.0.")
+    p.set_defaults(run=run, hands_on_options=True)
     return p

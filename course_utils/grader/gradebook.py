@@ -3,66 +3,159 @@
 Grading jobs run with private SQLite gradebooks; only the process that runs
 `pipeline.autograde` writes the real gradebook, one finished job at a time, so SQLite's
 single-writer rule holds and a PostgreSQL gradebook sees ordinary short transactions.
+What it writes is what nbgrader's own autograde leaves there (the formgrader, `nbgrader
+export` and the exchange's feedback read it): the submission's timestamp, each cell's
+auto score and whether it needs manual grading, automatic comments, late penalties from the
+course's `AssignLatePenalties.plugin_class`, while manual scores, manual comments and extra
+credit from the formgrader stay unless the instructor asks for them to be reset.
 """
 from __future__ import annotations
 
+import datetime
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from nbgrader.api import Gradebook
+    from traitlets.config import Config
+
     from course_utils.grader.records import GradeRecord
 
 # nbgrader.api is imported where a gradebook is opened: importing the nbgrader package loads
 # its Jupyter server extensions (seconds), which `course --help` and the CLI's parser must not pay.
 
-CellScores = dict[str, tuple[float, float]]  # test cell grade id -> (score, max score)
+
+@dataclass
+class AutoGrades:
+    """What nbgrader's autograde stored for one submission in a job's private gradebook."""
+    score: float
+    max_score: float
+    cells: dict[str, tuple[float, float]]           # grade cell -> (auto score, max); 0 while awaiting a grader
+    manual: list[str] = field(default_factory=list)  # grade cells without an auto score: a person grades them
+    comments: dict[str, str | None] = field(default_factory=dict)  # answer/task cell -> nbgrader's auto comment
 
 
-def max_score(db_url: str, course_id: str, aid: str) -> float:
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db_url, course_id) as gb:
-        return float(gb.find_assignment(aid).max_score)
-
-
-def submission_scores(db_url: str, course_id: str, aid: str,
-                      student: str) -> tuple[float, float, CellScores] | None:
-    """(score, max_score, {test cell: (score, max)}) of a graded submission, or None if there is none."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    with Gradebook(db_url, course_id) as gb:
-        try:
-            submission = gb.find_submission(aid, student)
-        except MissingEntry:
-            return None
-        cells = {}
-        for notebook in submission.notebooks:
-            for grade in notebook.grades:
-                cells[grade.name] = (float(grade.score), float(grade.max_score))
-        return float(submission.score), float(submission.max_score), cells
-
-
-def record(db_url: str, course_id: str, graded: GradeRecord) -> None:
-    """Store a graded job's per-cell scores as nbgrader's autograde would have."""
+@contextmanager
+def opened(db_url: str, course_id: str) -> Iterator[Gradebook]:
     from nbgrader.api import Gradebook
     from sqlalchemy.exc import SAWarning
 
     with warnings.catch_warnings(), Gradebook(db_url, course_id) as gb:
         # nbgrader's own update_or_create_submission trips a harmless SQLAlchemy autoflush warning.
         warnings.simplefilter("ignore", SAWarning)
-        gb.update_or_create_student(graded.student_id)
-        submission = gb.update_or_create_submission(graded.assignment, graded.student_id)
+        yield gb
+
+
+def max_score(db_url: str, course_id: str, aid: str) -> float:
+    with opened(db_url, course_id) as gb:
+        return float(gb.find_assignment(aid).max_score)
+
+
+def roster(db_url: str, course_id: str) -> list[str]:
+    """Every student the gradebook knows (added in the formgrader, `nbgrader db student add`, or graded)."""
+    with opened(db_url, course_id) as gb:
+        return sorted(student.id for student in gb.students)
+
+
+def read_auto_grades(db_url: str, course_id: str, aid: str, student: str) -> AutoGrades | None:
+    """What a job's autograde stored for `student`'s `aid`, or None if it stored no submission."""
+    from nbgrader.api import MissingEntry
+
+    with opened(db_url, course_id) as gb:
+        try:
+            submission = gb.find_submission(aid, student)
+        except MissingEntry:
+            return None
+        cells, manual, comments = {}, [], {}
         for notebook in submission.notebooks:
             for grade in notebook.grades:
+                cells[grade.name] = (float(grade.auto_score or 0.0), float(grade.max_score))
+                if grade.auto_score is None:
+                    manual.append(grade.name)
+            for comment in notebook.comments:
+                comments[comment.name] = comment.auto_comment
+        return AutoGrades(float(submission.score), float(submission.max_score), cells, sorted(manual), comments)
+
+
+def parse_timestamp(text: str) -> datetime.datetime:
+    """A timestamp.txt's text as nbgrader reads it (naive UTC); ValueError if it is not a time."""
+    from nbgrader.utils import parse_utc
+
+    return parse_utc(text.strip())
+
+
+def record(db_url: str, course_id: str, graded: GradeRecord, config: Config | None = None,
+           keep_manual: bool = True) -> tuple[float, float]:
+    """Store a graded job as nbgrader's autograde would have; return (score, late penalty) as stored.
+
+    Like nbgrader's SaveAutoGrades, a cell without an auto score, or one a person has already
+    graded, needs (re)grading by hand. `keep_manual=False` first clears manual scores, manual
+    comments and extra credit. The late penalty comes from the plugin of nbgrader's
+    AssignLatePenalties as `config` (the course's nbgrader_config.py) sets it, applied as
+    that preprocessor applies it, to the score including any manual grades.
+    """
+    timestamp = parse_timestamp(graded.timestamp) if graded.timestamp else None
+    manual = set(graded.manual)
+    with opened(db_url, course_id) as gb:
+        gb.update_or_create_student(graded.student_id)
+        submission = gb.update_or_create_submission(graded.assignment, graded.student_id)
+        submission.timestamp = timestamp
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if not keep_manual:
+                    grade.manual_score = grade.extra_credit = None
                 got, _ = graded.cells.get(grade.name, (0.0, 0.0))
-                grade.auto_score = got
-                grade.manual_score = None
-                grade.needs_manual_grade = False
+                grade.auto_score = None if grade.name in manual else got
+                grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
+            for comment in notebook.comments:
+                if not keep_manual:
+                    comment.manual_comment = None
+                comment.auto_comment = graded.comments.get(comment.name)
         gb.db.commit()
+        _assign_late_penalties(gb, submission, config)
+        gb.db.commit()
+        return float(submission.score), float(submission.late_submission_penalty or 0.0)
+
+
+def _assign_late_penalties(gb: Gradebook, submission: object, config: Config | None) -> None:
+    """nbgrader's AssignLatePenalties, per notebook of `submission`, with its own plugin and clamp."""
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    assigner = AssignLatePenalties(config=config)
+    assigner.init_plugin()
+    seconds_late = submission.total_seconds_late
+    for notebook in submission.notebooks:
+        notebook.late_submission_penalty = None
+        if seconds_late > 0:
+            gb.db.refresh(notebook)  # its score column, after the grades above
+            penalty = assigner.plugin_inst.late_submission_penalty(submission.student.id, notebook.score,
+                                                                   seconds_late)
+            if penalty is not None:
+                notebook.late_submission_penalty = assigner._check_late_penalty(notebook, penalty)
+
+
+def stored(db_url: str, course_id: str, keys: list[tuple[str, str]]) -> dict[tuple[str, str], tuple]:
+    """{(student, aid): (score, late penalty, timestamp ISO or "")} for the submissions the gradebook holds.
+
+    The formgrader's manual grades change scores after autograding: reports read them here.
+    """
+    from nbgrader.api import MissingEntry
+
+    found = {}
+    with opened(db_url, course_id) as gb:
+        for student, aid in keys:
+            try:
+                submission = gb.find_submission(aid, student)
+            except MissingEntry:
+                continue
+            stamp = submission.timestamp.isoformat() if submission.timestamp else ""
+            found[student, aid] = (float(submission.score), float(submission.late_submission_penalty or 0.0), stamp)
+    return found
 
 
 def ensure_student(db_url: str, course_id: str, student: str) -> None:
-    from nbgrader.api import Gradebook
-
-    with Gradebook(db_url, course_id) as gb:
+    with opened(db_url, course_id) as gb:
         gb.update_or_create_student(student)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_utils.course import load_coursedir
-from course_utils.grader.gradebook import submission_scores
+from course_utils.grader.gradebook import read_auto_grades
 from course_utils.grader.nbgrader_runner import (
     RELOCATED_CONFIG,
     launch,
@@ -220,7 +220,7 @@ def _run_in(private: Path, job: GradeJob, notebook_json: str, notes: list[str], 
                          "(an endless loop, or very slow code?)")
         return
     graded = Path(coursedir.format_path(coursedir.autograded_directory, student, aid)) / f"{aid}.ipynb"
-    scores = submission_scores(coursedir.db_url, coursedir.course_id, aid, student)
+    scores = read_auto_grades(coursedir.db_url, coursedir.course_id, aid, student)
     if not result.ok or scores is None or not graded.is_file():
         record.detail = explain_failure(log)
         return
@@ -230,8 +230,11 @@ def _run_in(private: Path, job: GradeJob, notebook_json: str, notes: list[str], 
     if skipped:
         record.flags.append(f"tampering: the integrity checks stopped reporting from cell [{skipped[0]}] on "
                             "(switched off?)")
-    record.score, record.max_score, record.cells = scores
-    failed = sorted(name for name, (got, most) in record.cells.items() if got < most)
+    record.score, record.max_score, record.cells = scores.score, scores.max_score, scores.cells
+    record.manual, record.comments = scores.manual, scores.comments
+    failed = sorted(name for name, (got, most) in record.cells.items() if got < most and name not in scores.manual)
     record.detail = ("failed: " + ", ".join(failed)) if failed else "all tests passed"
+    if scores.manual:
+        record.detail += "; for a grader to mark: " + ", ".join(scores.manual)
     if notes:
         record.detail += "; " + "; ".join(notes)

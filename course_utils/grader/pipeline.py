@@ -11,6 +11,7 @@ merges each finished job into the gradebook, the journal and autograded/. It ret
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import tempfile
@@ -64,6 +65,16 @@ def template_gradebook(course: Course, aid: str, folder: Path) -> bytes:
     return (scratch.root / "gradebook.db").read_bytes()
 
 
+# The files nbgrader's exchange puts beside a submitted notebook (`nbgrader submit` writes them,
+# `collect` copies them): the submission's time, and the secret that files its feedback where
+# `fetch_feedback` looks. nbgrader's autograde copies every file of the submitted folder into
+# autograded/, where generate_feedback and release_feedback read these two; the course copies
+# only these, as small regular files, since the rest of a student's folder is the student's
+# (links, large files) and grading needs none of it.
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
+EXCHANGE_FILE_BYTES = 4096
+
+
 @dataclass
 class _Submission:
     student: str
@@ -72,25 +83,56 @@ class _Submission:
     stamp: str
     renamed: str | None
     max_score: float
+    exchange: dict[str, str]       # EXCHANGE_FILES present in the submitted folder: name -> text
+    flags: list[str]
+
+
+def exchange_files(folder: Path) -> tuple[dict[str, str], list[str]]:
+    """The EXCHANGE_FILES of a submitted folder as text, and flags for those that are not plain and small."""
+    found, flags = {}, []
+    for name in EXCHANGE_FILES:
+        path = folder / name
+        if not os.path.lexists(path):
+            continue
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > EXCHANGE_FILE_BYTES:
+            flags.append(f"ignored {name}: not a small plain file")
+            continue
+        found[name] = path.read_text(errors="replace")
+    if "timestamp.txt" in found:
+        try:
+            gradebook.parse_timestamp(found["timestamp.txt"])
+        except ValueError:
+            flags.append("ignored timestamp.txt: not a time nbgrader can read")
+            del found["timestamp.txt"]
+    return found, flags
 
 
 def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, scheduler: str | None = None,
               db_url: str | None = None, force: bool = False, limits: Limits | None = None,
-              report: Path | None = None, progress: bool = True) -> list[GradeRecord]:
+              report: Path | None = None, progress: bool = True, students: list[str] | None = None,
+              keep_manual: bool = True) -> list[GradeRecord]:
     """Grade every submission under the submitted folder, in parallel, into the gradebook.
 
     `scheduler`: None grades on `workers` local workers; "local" on a local Dask cluster
     of `workers` processes; an address (tcp://host:8786) on that Dask cluster. A run that
     was stopped resumes where it stopped; `force` regrades what is unchanged too.
+    `students` grades only those (default: every student with a submitted folder, and every
+    student of the gradebook's roster shows up in the report, as missing if nothing came in).
+    A regrade keeps what graders entered in the formgrader (manual scores and comments, extra
+    credit) unless `keep_manual` is False. The report (reports/grades.csv) keeps the rows of
+    other assignments and students from earlier runs.
     """
     from tqdm.auto import tqdm
 
-    students = course.students()
-    if not students:
+    submitted = course.students()
+    if students:
+        submitted = [s for s in submitted if s in students]
+    if not submitted:
         raise CourseError(f"Nothing to grade: put submissions at {course.root / course.coursedir.submitted_directory}"
-                          "/<student_id>/<assignment>/<assignment>.ipynb (nbgrader's layout).")
+                          "/<student_id>/<assignment>/<assignment>.ipynb (nbgrader's layout)"
+                          + (f"; none there for {', '.join(students)}." if students else "."))
     known = course.ids()
-    ids = ids or [aid for aid in known if any(course.submitted(s, aid).is_dir() for s in students)]
+    ids = ids or [aid for aid in known if any(course.submitted(s, aid).is_dir() for s in submitted)]
     limits = share_cores(limits or Limits(), workers, scheduler)
     db_url = db_url or course.db_url
     require_driver(db_url)
@@ -106,22 +148,26 @@ def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, sc
             generate(course, aid, release_dir=tmp, db_url=db_url)
         templates[aid] = template_gradebook(course, aid, jobs_dir / "templates")
     config = course.config_file.read_text()
+    everyone = sorted(set(submitted) | set(gradebook.roster(db_url, course.course_id))) if not students \
+        else sorted(set(students))
 
     records, todo = {}, []
     for aid in ids:
         top = gradebook.max_score(db_url, course.course_id, aid)
-        for student in students:
+        for student in everyone:
             path, renamed = locate(course.submitted(student, aid), aid)
             if path is None:
                 records[student, aid] = GradeRecord(student, aid, "missing", 0.0, top,
                                                     f"no {path_hint(course, student, aid)}")
                 continue
-            stamp = fingerprint(path.read_bytes())
+            files, flags = exchange_files(course.submitted(student, aid))
+            # The same notebook handed in again is a new submission (a new time, a new feedback secret).
+            stamp = fingerprint(path.read_bytes() + (json.dumps(files, sort_keys=True).encode() if files else b""))
             previous = done.get((student, aid))
             if previous and previous.get("fingerprint") == stamp and previous.get("db_url") == db_url:
                 records[student, aid] = GradeRecord.from_summary(previous)
                 continue
-            todo.append(_Submission(student, aid, path, stamp, renamed, top))
+            todo.append(_Submission(student, aid, path, stamp, renamed, top, files, flags))
 
     # Workers on this machine make their private roots in jobs_dir (a kernel sees only its own);
     # workers elsewhere in their own temporary folder.
@@ -137,16 +183,34 @@ def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, sc
         results = schedulers.run_local(jobs(), workers)
     by_key = {(sub.student, sub.aid): sub for sub in todo}
     bar = tqdm(total=len(todo), desc="grading", unit="submission", disable=not progress or not todo)
+    settings = _nbgrader_config(course)
     for result in results:
         sub = by_key[result.student_id, result.assignment]
-        record = _merge(course, db_url, result, sub)
+        record = _merge(course, db_url, result, sub, settings, keep_manual)
         journal.append({**record.summary(), "fingerprint": sub.stamp, "db_url": db_url})
         records[sub.student, sub.aid] = record
         bar.update(1)
     bar.close()
-    ordered = [records[s, aid] for aid in ids for s in students]
-    write_csv(ordered, report or course.reports("grades.csv"))
+    ordered = [records[s, aid] for aid in ids for s in everyone]
+    _with_stored_grades(ordered, db_url, course.course_id)
+    write_csv(ordered, report or course.reports("grades.csv"), order=known)
     return ordered
+
+
+def _nbgrader_config(course: Course) -> object:
+    """The course's nbgrader_config.py as traitlets config (the late-penalty plugin is set there)."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader(course.config_file.name, path=str(course.root)).load_config()
+
+
+def _with_stored_grades(records: list[GradeRecord], db_url: str, course_id: str) -> None:
+    """Graded records with the score, penalty and time the gradebook holds now (graders may have changed them)."""
+    graded = [r for r in records if r.status == "graded"]
+    now = gradebook.stored(db_url, course_id, [(r.student_id, r.assignment) for r in graded])
+    for r in graded:
+        if (r.student_id, r.assignment) in now:
+            r.score, r.late_submission_penalty, r.timestamp = now[r.student_id, r.assignment]
 
 
 def path_hint(course: Course, student: str, aid: str) -> str:
@@ -154,29 +218,50 @@ def path_hint(course: Course, student: str, aid: str) -> str:
     return str((course.submitted(student, aid) / f"{aid}.ipynb").relative_to(course.root))
 
 
-def _merge(course: Course, db_url: str, result: GradeRecord, sub: _Submission) -> GradeRecord:
+def _merge(course: Course, db_url: str, result: GradeRecord, sub: _Submission, settings: object,
+           keep_manual: bool) -> GradeRecord:
     """Record a finished job in the gradebook and autograded/; return the record as the class sees it."""
-    if sub.renamed:
-        result.flags = [*result.flags, f"misnamed notebook: {sub.renamed}"]
+    result.flags = [*result.flags, *sub.flags] + ([f"misnamed notebook: {sub.renamed}"] if sub.renamed else [])
+    result.timestamp = sub.exchange.get("timestamp.txt", "").strip()
     if result.status != "graded":
         gradebook.ensure_student(db_url, course.course_id, result.student_id)
         result.score, result.max_score = 0.0, sub.max_score
         return result
-    gradebook.record(db_url, course.course_id, result)
+    result.score, result.late_submission_penalty = gradebook.record(
+        db_url, course.course_id, result, config=settings, keep_manual=keep_manual)
     target = course.autograded(result.student_id, result.assignment)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(result.autograded)
+    for name in EXCHANGE_FILES:  # this submission's, never an earlier one's
+        copy = target.parent / name
+        if name in sub.exchange:
+            copy.write_text(sub.exchange[name])
+        elif copy.exists():
+            copy.unlink()
     if sub.renamed:
         result.detail += f"; {sub.renamed}"
     return result
 
 
-def write_csv(records: list[GradeRecord], path: Path) -> Path:
+def write_csv(records: list[GradeRecord], path: Path, order: list[str] | None = None) -> Path:
+    """Write `records` to the CSV at `path`, keeping its rows for other (student, assignment) pairs.
+
+    Rows are sorted by assignment (in `order`, the course's, when given) then student.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    rows = {}
+    if path.is_file():
+        with path.open(newline="") as handle:
+            reader = csv.DictReader(handle)
+            if reader.fieldnames == CSV_COLUMNS:  # an older layout is rewritten from this run alone
+                rows = {(row["student_id"], row["assignment"]): row for row in reader}
+    for record in records:
+        rows[record.student_id, record.assignment] = {**record.summary(), "flags": "; ".join(record.flags)}
+    rank = {aid: i for i, aid in enumerate(order or [])}
+    keys = sorted(rows, key=lambda key: (rank.get(key[1], len(rank)), key[1], key[0]))
     with path.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
         writer.writeheader()
-        for record in records:
-            writer.writerow({**record.summary(), "flags": "; ".join(record.flags)})
+        writer.writerows(rows[key] for key in keys)
     return path

@@ -656,7 +656,7 @@ def publish(course: Course, dest: str | Path, upto: str | None = None, git: bool
     before it have passed. `git`: make `dest` a fresh repository with one commit. `repository`:
     OWNER/NAME on GitHub for the README's Binder badge and pyproject's Repository (None: the
     course's own [project.urls] Repository). The release folder must be in sync with the
-    solutions (`course release --check`); the copy is scanned before it is moved into place, so
+    solutions (`course generate --check`); the copy is scanned before it is moved into place, so
     a refusal or a leak leaves `dest` as it was.
     """
     ids = course.ids()
@@ -672,7 +672,7 @@ def publish(course: Course, dest: str | Path, upto: str | None = None, git: bool
     if stale:
         reasons = "\n".join(f"  - {aid}: " + "; ".join(why) for aid, why in stale.items())
         raise CourseError(f"the release folder is not what the solutions give for {', '.join(stale)}:\n{reasons}\n"
-                          f"Run `course release {' '.join(stale)}`, commit it, then publish again.")
+                          f"Run `course generate {' '.join(stale)}`, commit it, then publish again.")
     secrets = course_secrets(course, published)
     release_folder = Path(course.coursedir.release_directory).as_posix()
 

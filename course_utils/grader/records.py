@@ -11,8 +11,12 @@ from typing import Literal
 Status = Literal["graded", "error", "missing"]
 STATUSES: tuple[Status, ...] = ("graded", "error", "missing")
 
-# grades.csv, one row per record; also what the journal keeps of each.
-CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "status", "detail", "flags"]
+# grades.csv, one row per record; also what the journal keeps of each. `score` counts every
+# point the tests (and any grader, in the formgrader) gave, before the late penalty, as
+# nbgrader's `raw_score`; `late_submission_penalty` is nbgrader's, and `timestamp` the time the
+# exchange stamped on the submission (UTC, "" when it came without one).
+CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "late_submission_penalty", "timestamp",
+               "status", "detail", "flags"]
 
 
 @dataclass
@@ -28,17 +32,24 @@ class GradeRecord:
     autograded: str = field(default="", repr=False)  # the graded notebook's JSON, "" if none
     log: str = field(default="", repr=False)         # the end of nbgrader's log (for errors)
     seconds: float = 0.0
+    manual: list[str] = field(default_factory=list)  # grade cells a person grades (no auto score)
+    comments: dict[str, str | None] = field(default_factory=dict, repr=False)  # nbgrader's auto comments
+    timestamp: str = ""            # the submission's timestamp.txt (from nbgrader's exchange), "" if none
+    late_submission_penalty: float = 0.0
 
     def summary(self) -> dict:
         """The CSV columns of this record (flags joined), as the journal and grades.csv keep them."""
         return {"student_id": self.student_id, "assignment": self.assignment, "score": self.score,
-                "max_score": self.max_score, "status": self.status, "detail": self.detail,
+                "max_score": self.max_score, "late_submission_penalty": self.late_submission_penalty,
+                "timestamp": self.timestamp, "status": self.status, "detail": self.detail,
                 "flags": list(self.flags)}
 
     @classmethod
     def from_summary(cls, summary: dict) -> GradeRecord:
         return cls(summary["student_id"], summary["assignment"], summary["status"], float(summary["score"]),
-                   float(summary["max_score"]), summary["detail"], list(summary["flags"]))
+                   float(summary["max_score"]), summary["detail"], list(summary["flags"]),
+                   timestamp=summary.get("timestamp") or "",
+                   late_submission_penalty=float(summary.get("late_submission_penalty") or 0.0))
 
     @property
     def full_marks(self) -> bool:

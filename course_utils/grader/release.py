@@ -1,4 +1,4 @@
-"""`course release`: make the student notebooks (the release folder) from the solutions with nbgrader."""
+"""`course generate`: make the student notebooks (the release folder) from the solutions with nbgrader."""
 from __future__ import annotations
 
 import filecmp

@@ -62,7 +62,7 @@ def demo(course: Course) -> bool:
     print(f"[1/4] Release check: is notebooks/ what solutions/ gives? ({len(ids)} notebooks)")
     stale = release.check(course, ids)
     for aid, reasons in stale.items():
-        print(f"      out of date: {aid}: {'; '.join(reasons)}  (run `course release {aid}`)")
+        print(f"      out of date: {aid}: {'; '.join(reasons)}  (run `course generate {aid}`)")
     print("      in sync" if not stale else "      NOT in sync")
     ok &= not stale
 

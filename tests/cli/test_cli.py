@@ -15,14 +15,14 @@ def test_unknown_id_names_the_known_ones():
 
 
 def test_outside_a_course_says_where_to_run(tmp_path):
-    result = run_course("release", "--check", cwd=tmp_path)
+    result = run_course("generate", "--check", cwd=tmp_path)
     assert result.returncode == 2 and "Run `course` from inside the repository" in result.stderr
 
 
 def test_missing_solution_notebook_is_named(tmp_path):
     (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.source_directory = "solutions"\n')
     (tmp_path / "solutions" / "01_empty").mkdir(parents=True)
-    result = run_course("release", cwd=tmp_path)
+    result = run_course("generate", cwd=tmp_path)
     assert result.returncode == 2 and "01_empty.ipynb" in result.stderr
 
 

@@ -3,7 +3,6 @@
 `course lab` itself is started once here; tests/cli/test_browser.py starts a server with the same
 command line (lab_command) on a copy of the course and drives it in Chromium.
 """
-import argparse
 import json
 import os
 import re
@@ -16,13 +15,12 @@ import urllib.request
 import pytest
 
 from conftest import COURSE, IDS, ROOT, run_course
-from course_utils.cli import lab
+from course_utils.cli import lab, parse
+from course_utils.course import FORMGRADER_EXTENSION, VALIDATE_EXTENSION
 
 
 def _parse(*argv):
-    parser = argparse.ArgumentParser(prog="course")
-    lab.add_parser(parser.add_subparsers(dest="command", required=True))
-    return parser.parse_args(["lab", *argv])
+    return parse(["lab", *argv])
 
 
 def _listening_port():
@@ -65,9 +63,23 @@ def test_command_line_is_local_offline_and_serves_the_course(tmp_path):
     assert ("--ServerApp.allow_root=True" in argv) == (os.geteuid() == 0)
     instructor = lab.lab_command(ROOT, 8765, app_settings_dir=tmp_path, instructor=True)
     assert "--LabApp.default_url=/formgrader" in instructor
+    assert f"--ServerApp.jpserver_extensions={FORMGRADER_EXTENSION}=True" in instructor, "a safe Autograde button"
+    assert f"--ServerApp.jpserver_extensions={FORMGRADER_EXTENSION}=True" not in argv
+    assert f"--ServerApp.jpserver_extensions={VALIDATE_EXTENSION}=True" in argv
     assert not any(a.startswith("--IdentityProvider.token") for a in instructor), "Jupyter makes the token"
     env = lab.lab_environment({"PATH": "/usr/bin"})
     assert env["PATH"].split(os.pathsep)[0] == os.path.dirname(sys.executable)
+
+
+def test_jupyter_and_nbgrader_options_pass_through_lab_only(tmp_path, capsys):
+    args = _parse("--Exchange.root=/srv/nbgrader/exchange", "--port", "9001", "--ServerApp.ip=0.0.0.0")
+    assert args.port == 9001 and args.extra == ["--Exchange.root=/srv/nbgrader/exchange", "--ServerApp.ip=0.0.0.0"]
+    argv = lab.lab_command(ROOT, 9001, app_settings_dir=tmp_path, extra_args=args.extra)
+    assert argv[-2:] == args.extra, "last, so that they win over the course's own settings"
+    for refused in (["lab", "--bogus"], ["lab", "--Exchange.root", "/srv"], ["autograde", "--Exchange.root=/srv"]):
+        with pytest.raises(SystemExit):
+            parse(refused)
+        assert "unrecognized arguments" in capsys.readouterr().err
 
 
 def test_settings_overrides_turn_off_news_and_update_checks(tmp_path):

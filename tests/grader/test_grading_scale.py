@@ -109,7 +109,8 @@ HOSTILE = {
                                                "torch.testing.assert_close = lambda *a, **k: None"),
     "h_lying_subclass": lambda r, s: S.with_answers(r, s, {"softmax": LIAR}),
     "i_reads_solutions": lambda r, s: _append(S.perfect(r, s), "softmax",
-                                              "import glob\nleak = glob.glob('" + str(COURSE.root) + "/solutions/*/*')\n"
+                                              "import glob\nleak = glob.glob('" + str(COURSE.root)
+                                              + "/solutions/*/*')\n"
                                               "try:\n    open('" + str(COURSE.solution(AID)) + "').read()\n"
                                               "except OSError:\n    pass\n"
                                               "others = glob.glob('../../../*/*/*.ipynb') + glob.glob('"

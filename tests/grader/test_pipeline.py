@@ -83,3 +83,48 @@ def test_a_postgresql_gradebook_without_its_driver_names_the_extra(monkeypatch):
     with pytest.raises(CourseError, match=r"\[grader\]"):
         require_driver("postgresql://grader@db/course")
     require_driver("sqlite:///gradebook.db")   # SQLite needs nothing more
+
+
+def test_exchange_files_are_read_only_when_small_plain_and_sensible(tmp_path):
+    from course_utils.grader.pipeline import EXCHANGE_FILE_BYTES, exchange_files
+
+    folder = tmp_path / "submitted" / "ana" / "01"
+    folder.mkdir(parents=True)
+    assert exchange_files(folder) == ({}, [])
+    (folder / "timestamp.txt").write_text("2026-11-23 10:00:00.000000 UTC\n")
+    (folder / "submission_secret.txt").write_text("s3cret")
+    found, flags = exchange_files(folder)
+    assert found == {"timestamp.txt": "2026-11-23 10:00:00.000000 UTC\n", "submission_secret.txt": "s3cret"}
+    assert flags == []
+
+    (folder / "timestamp.txt").write_text("next tuesday")
+    (folder / "submission_secret.txt").unlink()
+    (folder / "submission_secret.txt").symlink_to(tmp_path / "instructor-only.txt")
+    found, flags = exchange_files(folder)
+    assert found == {} and len(flags) == 2
+    assert any("timestamp.txt" in f and "time" in f for f in flags)
+    assert any("submission_secret.txt" in f and "plain" in f for f in flags)
+
+    (folder / "timestamp.txt").write_text("2026-11-23 10:00:00 UTC" + " " * EXCHANGE_FILE_BYTES)
+    assert "timestamp.txt" not in exchange_files(folder)[0]
+
+
+def test_grades_csv_keeps_the_rows_of_earlier_runs(tmp_path):
+    from course_utils.grader.pipeline import write_csv
+    from course_utils.grader.records import CSV_COLUMNS, GradeRecord
+
+    path = tmp_path / "grades.csv"
+    write_csv([GradeRecord("ben", "02_b", "graded", 3, 4), GradeRecord("ana", "02_b", "missing", 0, 4)], path,
+              order=["01_a", "02_b"])
+    write_csv([GradeRecord("ana", "01_a", "graded", 5, 5, timestamp="2026-11-23 10:00:00 UTC",
+                           late_submission_penalty=5.0)], path, order=["01_a", "02_b"])
+    write_csv([GradeRecord("ben", "02_b", "graded", 4, 4)], path, order=["01_a", "02_b"])  # a regrade
+    with path.open() as handle:
+        reader = csv.DictReader(handle)
+        rows = [(r["assignment"], r["student_id"], r["score"], r["late_submission_penalty"]) for r in reader]
+        assert reader.fieldnames == CSV_COLUMNS
+    assert rows == [("01_a", "ana", "5", "5.0"), ("02_b", "ana", "0", "0.0"), ("02_b", "ben", "4", "0.0")]
+
+    path.write_text("student_id,assignment,score\nold,01_a,1\n")  # another layout: not merged into
+    write_csv([GradeRecord("ana", "01_a", "graded", 5, 5)], path)
+    assert "old" not in path.read_text()

@@ -323,7 +323,7 @@ def test_refuses_a_non_empty_folder_and_one_inside_the_course(tmp_path, no_relea
 
 def test_refuses_a_release_out_of_sync(tmp_path, monkeypatch):
     monkeypatch.setattr(release, "check", lambda course, ids: {ids[1]: ["01.ipynb differs from what solutions/ gives"]})
-    with pytest.raises(CourseError, match=f"course release {IDS[1]}"):
+    with pytest.raises(CourseError, match=f"course generate {IDS[1]}"):
         pub.publish(COURSE, tmp_path / "student", upto="01")
     assert not any(tmp_path.iterdir())
 
