@@ -70,6 +70,27 @@ def write_app_settings(directory: str | Path, extra: dict | None = None) -> Path
     return directory
 
 
+def course_server_options(app_settings_dir: str | Path, instructor: bool = False) -> list[str]:
+    """The course's options of a Jupyter server, wherever it runs: `course lab`, or a JupyterHub's
+    single-user servers (their `Spawner.args`, see docs/jupyterhub.md).
+
+    Offline (no update check, no news, no extension manager asking PyPI), JupyterLab settings from
+    `app_settings_dir` (made by write_app_settings()), the course's Validate button and, for
+    instructors, the formgrader's Autograde button graded in the sandbox.
+    """
+    options = [
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.news_url=None",
+        "--LabApp.extension_manager=readonly",  # lists installed extensions; never asks PyPI
+        f"--LabApp.app_settings_dir={Path(app_settings_dir).resolve()}",
+        # The Validate button answered by the course's validator (course_utils/cli/validate.py).
+        f"--ServerApp.jpserver_extensions={VALIDATE_EXTENSION}=True",
+    ]
+    if instructor:  # the formgrader's Autograde button grades in the sandbox (course_utils/grader/formgrader.py)
+        options.append(f"--ServerApp.jpserver_extensions={FORMGRADER_EXTENSION}=True")
+    return options
+
+
 def lab_command(root: str | Path, port: int = DEFAULT_PORT, *, app_settings_dir: str | Path,
                 token: str | None = None, open_browser: bool = True, instructor: bool = False,
                 extra_args: tuple[str, ...] | list[str] = ()) -> list[str]:
@@ -88,15 +109,8 @@ def lab_command(root: str | Path, port: int = DEFAULT_PORT, *, app_settings_dir:
         "--ServerApp.port_retries=0",          # exactly this port, or a clear failure
         f"--ServerApp.open_browser={bool(open_browser)}",
         f"--LabApp.default_url={INSTRUCTOR_URL if instructor else STUDENT_URL}",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.news_url=None",
-        "--LabApp.extension_manager=readonly",  # lists installed extensions; never asks PyPI
-        f"--LabApp.app_settings_dir={Path(app_settings_dir).resolve()}",
-        # The Validate button answered by the course's validator (course_utils/cli/validate.py).
-        f"--ServerApp.jpserver_extensions={VALIDATE_EXTENSION}=True",
+        *course_server_options(app_settings_dir, instructor),
     ]
-    if instructor:  # the formgrader's Autograde button grades in the sandbox (course_utils/grader/formgrader.py)
-        argv.append(f"--ServerApp.jpserver_extensions={FORMGRADER_EXTENSION}=True")
     if token is not None:
         argv.append(f"--IdentityProvider.token={token}")
     if hasattr(os, "geteuid") and os.geteuid() == 0:

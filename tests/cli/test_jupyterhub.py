@@ -1,0 +1,334 @@
+"""A class on a real JupyterHub, in a real browser: nbgrader's exchange from release to feedback.
+
+JupyterHub (pinned in the test extra) runs on localhost with its configurable-http-proxy
+(from the npm registry; `.ci/run` installs it into build/node/), logs people in with
+JupyterHub's DummyAuthenticator and spawns each one's JupyterLab as that person's own Linux
+account (LocalProcessSpawner), which the test creates and removes. Each server gets the
+course's options (course_utils.cli.lab.course_server_options) as docs/jupyterhub.md sets them;
+nbgrader's exchange is a shared folder, as on a real hub.
+
+Playwright drives Chromium through a term: the instructor releases notebook 01 in the
+formgrader; two students log in, fetch it in the Assignments panel, answer (one right, one
+with a bug), press Validate and submit; the instructor collects in the formgrader, runs
+`course autograde` and `course feedback` as their own account and releases the feedback; a
+student fetches the feedback and opens it. Every step is a screenshot in the test's folder;
+any browser console error, page error or HTTP 5xx fails the test.
+
+It needs root (to create accounts and to let the hub start servers as them) on Linux.
+"""
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import COURSE, ROOT
+from course_utils import ipynb
+from course_utils.cli.lab import course_server_options, write_app_settings
+from course_utils.grader.nbgrader_runner import generate, make_scratch_root
+from course_utils.qa import submissions
+from course_utils.qa.catalogue import load
+from test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS, close_dialog, validate
+
+pytestmark = pytest.mark.slow
+
+AID = COURSE.ids()[1]  # 01: quick to validate and grade
+INSTRUCTOR, STUDENTS = "ag-instructor", ("ag-ana", "ag-ben")
+PASSWORD = "attention-graded-test"  # DummyAuthenticator's shared password: accounts are the test's own
+PROXY = ROOT / "build" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
+FEEDBACK_MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # nbconvert's default, in nbgrader's page
+PROXY_INSTALL = "npm install --no-save --prefix build/node configurable-http-proxy@4.6.3"
+
+HUB_CONFIG = '''
+c = get_config()
+c.JupyterHub.ip = "127.0.0.1"
+c.JupyterHub.port = {port}
+c.JupyterHub.hub_port = {hub_port}
+c.JupyterHub.db_url = "sqlite:///{work}/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = "{work}/cookie_secret"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_port}"
+c.ConfigurableHTTPProxy.command = [{proxy!r}]
+c.JupyterHub.authenticator_class = "dummy"
+c.DummyAuthenticator.password = {password!r}
+c.Authenticator.allowed_users = {users!r}
+c.Spawner.cmd = [{singleuser!r}]
+c.Spawner.default_url = "/lab"
+c.Spawner.notebook_dir = "~"
+c.Spawner.http_timeout = 120
+c.Spawner.start_timeout = 120
+# Each account's nbgrader finds the course and the exchange here (docs/jupyterhub.md's
+# /etc/jupyter/nbgrader_config.py, kept inside the test's folder).
+c.Spawner.environment = {{"JUPYTER_CONFIG_PATH": "{work}/etc-jupyter", "PATH": {path!r}}}
+
+def _course_options(spawner):
+    spawner.args = {instructor_args!r} if spawner.user.name == {instructor!r} else {student_args!r}
+
+c.Spawner.pre_spawn_hook = _course_options
+'''
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _require_a_hub_machine():
+    problems = []
+    if not sys.platform.startswith("linux") or os.geteuid() != 0:
+        problems.append("root on Linux (the test creates accounts; .ci/run runs as root)")
+    if not CHROMIUM.exists():
+        problems.append(f"{CHROMIUM} (.ci/run: apt-get install -y chromium)")
+    if not PROXY.exists():
+        problems.append(f"configurable-http-proxy at {PROXY} (.ci/run: {PROXY_INSTALL})")
+    if problems:
+        pytest.fail("the JupyterHub test needs " + "; ".join(problems))
+
+
+def _opened_for_everyone(paths):
+    """Let other accounts traverse the folders above `paths` (this Python may live under /root).
+
+    Returns what to undo: (folder, mode before) for each folder that was changed.
+    """
+    changed = []
+    for path in paths:
+        for folder in Path(path).resolve().parents:
+            mode = folder.stat().st_mode
+            if not mode & stat.S_IXOTH:
+                os.chmod(folder, mode | stat.S_IXOTH)
+                changed.append((folder, mode))
+    return changed
+
+
+def _add_account(name):
+    subprocess.run(["userdel", "-r", name], capture_output=True)  # left by an interrupted run
+    subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True, capture_output=True)
+    return Path(f"/home/{name}")
+
+
+def _as(user, *command, cwd):
+    """Run a command as `user` (a login-like environment: their HOME, this venv first on PATH)."""
+    env = {"HOME": f"/home/{user}", "USER": user, "LOGNAME": user, "LANG": "C.UTF-8",
+           "PATH": os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])}
+    runuser = shutil.which("runuser") or "/usr/sbin/runuser"
+    return subprocess.run([runuser, "-u", user, "--", *command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def hub():
+    _require_a_hub_machine()
+    work = Path(tempfile.mkdtemp(prefix="course-hub-"))
+    os.chmod(work, 0o755)
+    undo = _opened_for_everyone([sys.executable, ROOT / ".venv", ROOT])
+    homes = {name: _add_account(name) for name in (INSTRUCTOR, *STUDENTS)}
+    process = None
+    try:
+        exchange = work / "exchange"
+        exchange.mkdir()
+        os.chmod(exchange, 0o1777)
+        (work / "etc-jupyter").mkdir()
+        (work / "etc-jupyter" / "nbgrader_config.py").write_text(
+            f'c = get_config()\nc.CourseDirectory.course_id = "{COURSE.course_id}"\nc.Exchange.root = "{exchange}"\n')
+        settings = write_app_settings(work / "app-settings")
+        for path in (work / "etc-jupyter", settings):
+            subprocess.run(["chmod", "-R", "a+rX", str(path)], check=True)
+
+        # The instructor's home is the course root (the hub opens each server in the home).
+        course = make_scratch_root(COURSE, homes[INSTRUCTOR], [AID])
+        with course.config_file.open("a") as config:
+            config.write(f'\nc.Exchange.root = "{exchange}"\n')
+        generate(course, AID)
+        subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(homes[INSTRUCTOR])], check=True)
+
+        port = _free_port()
+        (work / "jupyterhub_config.py").write_text(HUB_CONFIG.format(
+            port=port, hub_port=_free_port(), proxy_port=_free_port(), work=work, proxy=str(PROXY),
+            password=PASSWORD, users={INSTRUCTOR, *STUDENTS}, instructor=INSTRUCTOR,
+            singleuser=str(Path(sys.executable).parent / "jupyterhub-singleuser"),
+            path=os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"]),
+            instructor_args=course_server_options(settings, instructor=True),
+            student_args=course_server_options(settings)))
+        log = work / "hub.log"
+        with open(log, "w") as out:
+            process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(work / "jupyterhub_config.py")],
+                                       cwd=work, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 60
+        while True:
+            assert process.poll() is None, f"JupyterHub exited:\n{log.read_text()[-3000:]}"
+            assert time.time() < deadline, f"JupyterHub did not answer within 60 s:\n{log.read_text()[-3000:]}"
+            try:
+                urllib.request.urlopen(base + "/hub/login", timeout=5)
+                break
+            except OSError:
+                time.sleep(0.5)
+        yield {"base": base, "homes": homes, "log": log, "course": course}
+    finally:
+        if process is not None:
+            os.killpg(process.pid, signal.SIGTERM)  # the hub stops the servers it spawned
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+        for name in (INSTRUCTOR, *STUDENTS):
+            subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+        time.sleep(0.5)
+        for name in (INSTRUCTOR, *STUDENTS):
+            subprocess.run(["userdel", "-r", name], capture_output=True)
+        for folder, mode in reversed(undo):
+            os.chmod(folder, mode)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+class Person:
+    """One person's browser session on the hub; records console errors and server errors."""
+
+    def __init__(self, browser, hub, user, out, problems):
+        self.user, self.hub, self.out, self.problems = user, hub, out, problems
+        self.context = browser.new_context(viewport=VIEWPORT)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(60_000)
+        self.page.on("console", lambda m: m.type in ("error", "assert") and problems.append(
+            f"{user} console: {m.text} ({(m.location or {}).get('url', '')})"))
+        self.page.on("pageerror", lambda error: problems.append(f"{user} page error: {error.message}"))
+        self.page.on("response", lambda r: r.status >= 500 and problems.append(f"{user} HTTP {r.status} {r.url}"))
+        self.context.route("**/*", self._route)
+
+    def _route(self, route):
+        """Everything comes from the hub, except nbgrader's feedback page's MathJax (from a CDN, which
+        this offline machine cannot reach): that one gets an empty script, so that the page shows its
+        formulas as TeX, as it does for a student without internet access."""
+        url = route.request.url
+        if url.startswith((self.hub["base"] + "/", "data:", "blob:")):
+            route.continue_()
+        elif url.startswith(FEEDBACK_MATHJAX) and "/feedback/" in (route.request.frame.url or ""):
+            route.fulfill(status=200, content_type="application/javascript", body="")
+        else:
+            self.problems.append(f"{self.user} asked for something outside the hub: {url}")
+            route.abort()
+
+    def url(self, path):
+        return f"{self.hub['base']}/user/{self.user}/{path.lstrip('/')}"
+
+    def shot(self, step):
+        shots = sorted(self.out.glob("*.png"))
+        self.page.screenshot(path=str(self.out / f"{len(shots) + 1:02d}-{self.user}-{step}.png"))
+
+    def log_in(self):
+        self.page.goto(self.hub["base"] + "/hub/login")
+        self.page.fill("#username_input", self.user)
+        self.page.fill("#password_input", PASSWORD)
+        self.page.click("#login_submit")
+        self.page.wait_for_url(f"**/user/{self.user}/lab**", timeout=WAIT_MS)
+        self.page.wait_for_selector(".jp-LabShell", timeout=WAIT_MS)
+        self.shot("logged-in")
+
+    def assignments_panel(self):
+        if "/lab" not in self.page.url:  # from JupyterLab itself: a reload would orphan a running kernel's comms
+            self.page.goto(self.url("/lab"))
+        self.page.wait_for_selector(".jp-LabShell")
+        self.page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+        self.page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
+        self.page.locator("#released_assignments_list_loading").wait_for(state="hidden")
+
+    def formgrader(self, path=""):
+        self.page.goto(self.url(f"/formgrader/{path}"))
+        self.page.locator("td.release, .panel").first.wait_for()
+
+    def press_in_formgrader(self, column, step):
+        """Press the formgrader's button in `column` for the assignment; its success dialog must show."""
+        self.formgrader()
+        self.page.locator(f"tr:has-text('{AID}') td.{column} a").click()
+        self.page.locator("#success-modal").wait_for(timeout=WAIT_MS)
+        self.shot(step)
+        self.page.locator("#success-modal .modal-footer button").click()
+
+
+def _answer_as(hub, student, notebook):
+    """What the student typed, saved into the notebook the Assignments panel fetched into their home."""
+    path = hub["homes"][student] / AID / f"{AID}.ipynb"
+    assert path.is_file(), f"{student}'s fetch did not bring {path}"
+    ipynb.write(notebook, path)
+    shutil.chown(path, student, student)
+
+
+def test_a_term_on_jupyterhub_from_release_to_feedback(hub, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    release = ipynb.read(hub["course"].release(AID))
+    solution = ipynb.read(COURSE.solution(AID))
+    mistake = next(e for e in load(COURSE, AID) if e.kind == "wrong")
+    answers = {"ag-ana": submissions.perfect(release, solution),
+               "ag-ben": submissions.with_answers(release, solution, {mistake.grade_id: mistake.path.read_text()})}
+    problems = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            instructor = Person(browser, hub, INSTRUCTOR, tmp_path, problems)
+            instructor.log_in()
+            instructor.press_in_formgrader("release", "released")
+
+            people = {}
+            for student in STUDENTS:
+                person = people[student] = Person(browser, hub, student, tmp_path, problems)
+                person.log_in()
+                person.assignments_panel()
+                person.page.locator("#released_assignments_list button", has_text="Fetch").click()
+                person.page.locator("#fetched_assignments_list .list_item button", has_text="Submit").wait_for()
+                person.shot("fetched")
+                _answer_as(hub, student, answers[student])
+
+                person.page.goto(person.url(f"/lab/tree/{AID}/{AID}.ipynb"))
+                person.page.wait_for_selector(".jp-NotebookPanel .validate-button", state="visible")
+                dialog = validate(person.page)
+                text = dialog.inner_text()
+                person.shot("validated")
+                if student == "ag-ana":
+                    assert "Success" in text, text
+                else:
+                    assert mistake.grade_id in text, f"Validate should name {mistake.grade_id}:\n{text}"
+                close_dialog(person.page)
+
+                person.assignments_panel()
+                person.page.locator("#fetched_assignments_list button", has_text="Submit").click()
+                person.page.locator("#submitted_assignments_list .list_item").first.wait_for(timeout=WAIT_MS)
+                person.shot("submitted")
+
+            instructor.press_in_formgrader("collect", "collected")
+            home = hub["homes"][INSTRUCTOR]
+            for command in (["autograde", AID], ["feedback", AID]):
+                done = _as(INSTRUCTOR, sys.executable, "-m", "course_utils", *command, cwd=home)
+                assert done.returncode == 0, f"course {' '.join(command)}:\n{done.stdout}\n{done.stderr}"
+            instructor.formgrader(f"manage_submissions/{AID}")
+            instructor.page.locator("td", has_text="ag-ben").first.wait_for()
+            page_text = instructor.page.inner_text("body")
+            instructor.shot("graded")
+            assert "needs autograding" not in page_text.lower(), "the formgrader must see the grades"
+            instructor.press_in_formgrader("release-feedback", "feedback-released")
+
+            ben = people["ag-ben"]  # still logged in, the notebook still open
+            ben.assignments_panel()
+            ben.page.locator("#submitted_assignments_list button", has_text="Fetch Feedback").click()
+            home = hub["homes"]["ag-ben"]
+            deadline = time.time() + 60
+            while not list((home / AID / "feedback").glob(f"*/{AID}.html")):
+                assert time.time() < deadline, "Fetch Feedback brought no feedback page"
+                time.sleep(0.5)
+            page = next((home / AID / "feedback").glob(f"*/{AID}.html"))
+            ben.page.goto(ben.url(f"/files/{AID}/feedback/{page.parent.name}/{AID}.html"))
+            ben.page.get_by_text("Score:").first.wait_for()
+            ben.shot("feedback")
+            assert "BEGIN HIDDEN TESTS" not in ben.page.content()
+        finally:
+            browser.close()
+    print(f"screenshots: {tmp_path}")
+    assert not problems, "browser console errors or server errors:\n" + "\n".join(problems)
