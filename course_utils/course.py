@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
 
 NOTEBOOK_ID = re.compile(r"^\d\d_[a-z0-9_]+$")
 CONFIG_FILE = "nbgrader_config.py"
@@ -44,13 +45,18 @@ def find_root(start: str | Path | None = None) -> Path:
         "solutions/. Run `course` from inside the repository, or set COURSE_ROOT to it.")
 
 
+def load_config(root: Path) -> Config:
+    """`root`/nbgrader_config.py as traitlets reads it (what every nbgrader command there sees)."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
+
+
 def load_coursedir(root: Path) -> CourseDirectory:
     """nbgrader's CourseDirectory as `root`/nbgrader_config.py configures it, rooted at `root`."""
     from nbgrader.coursedir import CourseDirectory
-    from traitlets.config.loader import PyFileConfigLoader
 
-    config = PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
-    coursedir = CourseDirectory(config=config)
+    coursedir = CourseDirectory(config=load_config(root))
     coursedir.root = str(root)
     return coursedir
 

@@ -58,7 +58,7 @@ def _expected_seconds(item):
 # xdist's own `--dist loadgroup` cannot do it here: it renames item._nodeid, which pytest 9.2
 # no longer reads, so the groups never reach the scheduler. The scheduler below does it.
 SHARED_CLASS_MODULES = ("tests/grader/test_grading_scale.py", "tests/grader/test_grading_security.py",
-                        "tests/grader/test_pipeline.py")
+                        "tests/grader/test_pipeline.py", "tests/grader/test_exchange.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: the suite still runs with `-p no:xdist`

@@ -134,6 +134,7 @@ def _assign_late_penalties(gb: Gradebook, submission: object, config: Config | N
             penalty = assigner.plugin_inst.late_submission_penalty(submission.student.id, notebook.score,
                                                                    seconds_late)
             if penalty is not None:
+                # nbgrader's own clamp (0 <= penalty <= score), so the numbers match its autograde.
                 notebook.late_submission_penalty = assigner._check_late_penalty(notebook, penalty)
 
 

@@ -18,8 +18,9 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from course_utils.course import Course, CourseError
+from course_utils.course import Course, CourseError, load_config
 from course_utils.grader import gradebook
 from course_utils.grader import scheduler as schedulers
 from course_utils.grader.jobs import GradeJob, Limits
@@ -27,6 +28,9 @@ from course_utils.grader.journal import Journal, fingerprint
 from course_utils.grader.nbgrader_runner import generate, make_scratch_root
 from course_utils.grader.records import CSV_COLUMNS, GradeRecord
 from course_utils.grader.sanitize import locate
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 
 def available_cores() -> int:
@@ -183,7 +187,7 @@ def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, sc
         results = schedulers.run_local(jobs(), workers)
     by_key = {(sub.student, sub.aid): sub for sub in todo}
     bar = tqdm(total=len(todo), desc="grading", unit="submission", disable=not progress or not todo)
-    settings = _nbgrader_config(course)
+    settings = load_config(course.root)  # the late-penalty plugin is set there
     for result in results:
         sub = by_key[result.student_id, result.assignment]
         record = _merge(course, db_url, result, sub, settings, keep_manual)
@@ -195,13 +199,6 @@ def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, sc
     _with_stored_grades(ordered, db_url, course.course_id)
     write_csv(ordered, report or course.reports("grades.csv"), order=known)
     return ordered
-
-
-def _nbgrader_config(course: Course) -> object:
-    """The course's nbgrader_config.py as traitlets config (the late-penalty plugin is set there)."""
-    from traitlets.config.loader import PyFileConfigLoader
-
-    return PyFileConfigLoader(course.config_file.name, path=str(course.root)).load_config()
 
 
 def _with_stored_grades(records: list[GradeRecord], db_url: str, course_id: str) -> None:
@@ -218,7 +215,7 @@ def path_hint(course: Course, student: str, aid: str) -> str:
     return str((course.submitted(student, aid) / f"{aid}.ipynb").relative_to(course.root))
 
 
-def _merge(course: Course, db_url: str, result: GradeRecord, sub: _Submission, settings: object,
+def _merge(course: Course, db_url: str, result: GradeRecord, sub: _Submission, settings: Config,
            keep_manual: bool) -> GradeRecord:
     """Record a finished job in the gradebook and autograded/; return the record as the class sees it."""
     result.flags = [*result.flags, *sub.flags] + ([f"misnamed notebook: {sub.renamed}"] if sub.renamed else [])

@@ -11,7 +11,8 @@ Playwright drives Chromium through a term: the instructor releases notebook 01 i
 formgrader; two students log in, fetch it in the Assignments panel, answer (one right, one
 with a bug), press Validate and submit; the instructor collects in the formgrader, runs
 `course autograde` and `course feedback` as their own account and releases the feedback; a
-student fetches the feedback and opens it. Every step is a screenshot in the test's folder;
+student fetches the feedback and opens it. The formgrader's Autograde button, pressed once, grades
+through the course's grader. Every step is a screenshot in the test's folder;
 any browser console error, page error or HTTP 5xx fails the test.
 
 It needs root (to create accounts and to let the hub start servers as them) on Linux.
@@ -313,6 +314,12 @@ def test_a_term_on_jupyterhub_from_release_to_feedback(hub, tmp_path):
             page_text = instructor.page.inner_text("body")
             instructor.shot("graded")
             assert "needs autograding" not in page_text.lower(), "the formgrader must see the grades"
+            # Its Autograde button grades again, through the course's grader (course_utils.grader.formgrader).
+            instructor.page.locator("tr:has-text('ag-ben') td.autograde a").click()
+            instructor.page.locator("#success-modal").wait_for(timeout=WAIT_MS)
+            assert "course autograde" in instructor.page.inner_text("#success-modal"), "graded by nbgrader alone"
+            instructor.shot("autograde-button")
+            instructor.page.locator("#success-modal .modal-footer button").click()
             instructor.press_in_formgrader("release-feedback", "feedback-released")
 
             ben = people["ag-ben"]  # still logged in, the notebook still open
