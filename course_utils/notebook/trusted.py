@@ -13,6 +13,7 @@ allclose = torch.allclose
 isclose = torch.isclose
 isfinite = torch.isfinite
 sdpa = F.scaled_dot_product_attention
+cross_entropy = F.cross_entropy
 layer_norm = F.layer_norm
 Tensor = torch.Tensor
 # Reference modules the hidden tests build, captured the same way.
