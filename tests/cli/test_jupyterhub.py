@@ -20,7 +20,6 @@ It needs root (to create accounts and to let the hub start servers as them) on L
 import os
 import shutil
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -37,7 +36,7 @@ from course_utils.cli.lab import course_server_options, write_app_settings
 from course_utils.grader.nbgrader_runner import generate, make_scratch_root
 from course_utils.qa import submissions
 from course_utils.qa.catalogue import load
-from test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS, close_dialog, validate
+from test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS, _free_port, close_dialog, validate
 
 pytestmark = pytest.mark.slow
 
@@ -46,6 +45,8 @@ INSTRUCTOR, STUDENTS = "ag-instructor", ("ag-ana", "ag-ben")
 PASSWORD = "attention-graded-test"  # DummyAuthenticator's shared password: accounts are the test's own
 PROXY = ROOT / "build" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 FEEDBACK_MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # nbconvert's default, in nbgrader's page
+# PATH of the accounts' processes (servers and commands): this environment first, then the system's.
+ACCOUNT_PATH = os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])
 PROXY_INSTALL = "npm install --no-save --prefix build/node configurable-http-proxy@4.6.3"
 
 HUB_CONFIG = '''
@@ -74,12 +75,6 @@ def _course_options(spawner):
 
 c.Spawner.pre_spawn_hook = _course_options
 '''
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _require_a_hub_machine():
@@ -118,7 +113,7 @@ def _add_account(name):
 def _as(user, *command, cwd):
     """Run a command as `user` (a login-like environment: their HOME, this venv first on PATH)."""
     env = {"HOME": f"/home/{user}", "USER": user, "LOGNAME": user, "LANG": "C.UTF-8",
-           "PATH": os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])}
+           "PATH": ACCOUNT_PATH}
     runuser = shutil.which("runuser") or "/usr/sbin/runuser"
     return subprocess.run([runuser, "-u", user, "--", *command], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=600)
@@ -155,7 +150,7 @@ def hub():
             port=port, hub_port=_free_port(), proxy_port=_free_port(), work=work, proxy=str(PROXY),
             password=PASSWORD, users={INSTRUCTOR, *STUDENTS}, instructor=INSTRUCTOR,
             singleuser=str(Path(sys.executable).parent / "jupyterhub-singleuser"),
-            path=os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"]),
+            path=ACCOUNT_PATH,
             instructor_args=course_server_options(settings, instructor=True),
             student_args=course_server_options(settings)))
         log = work / "hub.log"

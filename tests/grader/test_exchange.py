@@ -19,6 +19,7 @@ import pytest
 from conftest import COURSE, run_course
 from course_utils import ipynb
 from course_utils.course import Course
+from course_utils.grader.gradebook import opened
 from course_utils.grader.nbgrader_runner import generate, launch, make_scratch_root, run_nbgrader, tool_environment
 from course_utils.qa import submissions
 from course_utils.qa.catalogue import load
@@ -65,9 +66,7 @@ def _hand_in(exchange, homes, student, answer):
 
 
 def _gradebook(root):
-    from nbgrader.api import Gradebook
-
-    return Gradebook("sqlite:///" + str(root / "gradebook.db"), COURSE_ID)
+    return opened("sqlite:///" + str(root / "gradebook.db"), COURSE_ID)
 
 
 @pytest.fixture(scope="module")
