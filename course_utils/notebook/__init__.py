@@ -4,7 +4,7 @@ Every notebook's locked setup cell imports from here, in one line:
 
     from course_utils.notebook import checks, trusted, setup_notebook, attention_heatmap, line_plot
 
-It may import torch, NumPy, matplotlib, num2words and the standard library, and nothing else
+It may import torch, NumPy, matplotlib and the standard library, and nothing else
 of course_utils: the grader, QA and benchmark parts are instructor tools that a student's
 kernel never needs (tests/test_layout.py reads the imports to keep it so). It holds no
 exercise answer.

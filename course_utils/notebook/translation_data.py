@@ -1,20 +1,29 @@
-"""A small, deterministic translation task for notebook 07: German number words -> English.
+"""A small, deterministic translation task for notebook 07: English clauses -> German.
 
-    source  "vierundfünfzigtausenddreihunderteinundzwanzig"
-            -> ["vier", "und", "fünfzig", "tausend", "drei", "hundert", "ein", "und", "zwanzig"]
-    target  "fifty-four thousand, three hundred and twenty-one"
-            -> ["fifty", "four", "thousand", "three", "hundred", "and", "twenty", "one"]
+    source  the old man knows that the children wake up the big dog
+    target  der alte mann weiß , dass die kinder den großen hund aufwecken
 
-German says the units before the tens ("vier und fünfzig" = "four and fifty"), English the
-other way round, so a model must *reorder* words, and the English "and" after "hundred" has
-no German counterpart: a word-by-word copy cannot solve it, cross-attention can.
+A toy grammar, but with the three things that make English -> German hard for a model that
+copies word by word, and easy for one that attends:
 
-Both sides are generated with `num2words` (pinned at 0.5.14), so nothing is downloaded at
-run time and every run sees the same sentences. Which split (train, valid, test) a number
-belongs to depends only on the number (a hash), so the splits are fixed and disjoint for
-every range and sample size.
+- **reordering beyond neighbours**: German puts the verb at the *end* of a subordinate
+  clause ("..., dass die kinder den großen hund aufwecken") and moves the particle of a
+  separable verb to the end of a main clause ("die kinder wecken den großen hund auf");
+- **agreement**: the article and the adjective ending depend on the noun's gender, on its
+  number and on whether it is subject or object (der alte mann / den alten mann / die alten
+  männer), the verb on the subject's number (weckt / wecken);
+- **lexical ambiguity** that only the rest of the sentence resolves: "knows" is *kennt* before
+  a noun and *weiß* before "that"; "wakes up" is *weckt ... auf* with an object and *wacht
+  auf* without one.
 
-This module holds data handling only, no exercise answer.
+Sentences nest: a clause can take another one ("... says that ...", "... because ..."), and
+the *depth* of a sentence counts its embedded clauses. Depths 0 to 2 are split into train,
+valid and test (80/10/10 % by a hash of the English sentence, so the splits are fixed and
+disjoint for every sample). Depth 3 never appears in training: it is the **generalisation
+split**, longer sentences than any in training, nested one level deeper.
+
+Everything is generated here from a seed: nothing is downloaded, every run sees the same
+sentences. This module holds data handling only, no exercise answer.
 """
 from __future__ import annotations
 
@@ -22,66 +31,138 @@ import hashlib
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import torch
-from num2words import num2words
 
 PAD, BOS, EOS, UNK = "<pad>", "<bos>", "<eos>", "<unk>"
 SPECIALS = (PAD, BOS, EOS, UNK)  # ids 0, 1, 2, 3 in every vocabulary
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 
-# The German pieces a number word is glued from. Teens are one piece ("siebzehn"), as are
-# the tens ("siebzig"); "ein" is the prefix form (einhundert, einundzwanzig), "eins" the
-# final one (einhunderteins).
-GERMAN_MORPHEMES = (
-    "null", "ein", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun",
-    "zehn", "elf", "zwölf", "dreizehn", "vierzehn", "fünfzehn", "sechzehn", "siebzehn",
-    "achtzehn", "neunzehn", "zwanzig", "dreißig", "vierzig", "fünfzig", "sechzig", "siebzig",
-    "achtzig", "neunzig", "hundert", "tausend", "und",
+# English singular, English plural, German singular, German plural, German gender.
+NOUNS = (
+    ("dog", "dogs", "hund", "hunde", "m"),
+    ("man", "men", "mann", "männer", "m"),
+    ("teacher", "teachers", "lehrer", "lehrer", "m"),
+    ("cat", "cats", "katze", "katzen", "f"),
+    ("woman", "women", "frau", "frauen", "f"),
+    ("mouse", "mice", "maus", "mäuse", "f"),
+    ("child", "children", "kind", "kinder", "n"),
+    ("horse", "horses", "pferd", "pferde", "n"),
+    ("girl", "girls", "mädchen", "mädchen", "n"),
 )
-_BY_LENGTH = sorted(GERMAN_MORPHEMES, key=len, reverse=True)
-# Every English word num2words uses for 0..999999, in a fixed, readable order.
-ENGLISH_WORDS = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    "hundred", "thousand", "and",
+# English, German stem (ending added by agreement: der alte mann, den alten mann).
+ADJECTIVES = (("big", "groß"), ("small", "klein"), ("old", "alt"), ("young", "jung"), ("fast", "schnell"))
+# English 3rd person singular, plural; German singular, plural; separable particle ("" if none).
+TRANSITIVE_VERBS = (
+    ("sees", "see", "sieht", "sehen", ""),
+    ("hears", "hear", "hört", "hören", ""),
+    ("finds", "find", "findet", "finden", ""),
+    ("likes", "like", "mag", "mögen", ""),
+    ("knows", "know", "kennt", "kennen", ""),
+    ("calls", "call", "ruft", "rufen", "an"),
+    ("picks up", "pick up", "holt", "holen", "ab"),
+    ("wakes up", "wake up", "weckt", "wecken", "auf"),
 )
-SPLIT_NAMES = ("train", "valid", "test")
+INTRANSITIVE_VERBS = (
+    ("sleeps", "sleep", "schläft", "schlafen", ""),
+    ("runs", "run", "läuft", "laufen", ""),
+    ("laughs", "laugh", "lacht", "lachen", ""),
+    ("wakes up", "wake up", "wacht", "wachen", "auf"),
+)
+# Verbs that take a clause ("that ..."); they never move, having no object.
+CLAUSE_VERBS = (
+    ("knows", "know", "weiß", "wissen", ""),
+    ("says", "say", "sagt", "sagen", ""),
+    ("thinks", "think", "denkt", "denken", ""),
+    ("hopes", "hope", "hofft", "hoffen", ""),
+)
+_ARTICLES = {("nom", "m"): "der", ("nom", "f"): "die", ("nom", "n"): "das",
+             ("acc", "m"): "den", ("acc", "f"): "die", ("acc", "n"): "das"}
+
+SPLIT_NAMES = ("train", "valid", "test", "generalisation")
+TRAIN_DEPTHS, GENERALISATION_DEPTH = (0, 1, 2), 3
 
 
-def split_german(word: str) -> list[str]:
-    """Split a German number word into morphemes, greedily taking the longest piece that fits.
+@dataclass(frozen=True)
+class NounPhrase:
+    noun: tuple[str, str, str, str, str]
+    plural: bool
+    adjective: tuple[str, str] | None
 
-    >>> split_german("vierundfünfzig")
-    ['vier', 'und', 'fünfzig']
+    def english(self) -> list[str]:
+        adjective = [self.adjective[0]] if self.adjective else []
+        return ["the", *adjective, self.noun[1 if self.plural else 0]]
+
+    def german(self, case: str) -> list[str]:
+        """Weak declension after the definite article: -e in the singular (but -en for a
+        masculine object), -en in the plural."""
+        gender = self.noun[4]
+        article = "die" if self.plural else _ARTICLES[case, gender]
+        adjective = []
+        if self.adjective:
+            ending = "en" if self.plural or (case, gender) == ("acc", "m") else "e"
+            adjective = [self.adjective[1] + ending]
+        return [article, *adjective, self.noun[3 if self.plural else 2]]
+
+
+def _verb_english(verb: tuple, plural: bool) -> list[str]:
+    return verb[1 if plural else 0].split()
+
+
+def _verb_german(verb: tuple, plural: bool, subordinate: bool) -> tuple[list[str], list[str]]:
+    """(the verb where it stands in a main clause, what goes to the clause's end).
+
+    Main clause: "weckt ... auf"; subordinate clause: "... aufweckt" (particle and verb
+    written as one word, at the end).
     """
-    pieces, i = [], 0
-    while i < len(word):
-        for piece in _BY_LENGTH:
-            if word.startswith(piece, i):
-                pieces.append(piece)
-                i += len(piece)
-                break
-        else:
-            raise ValueError(f"cannot split {word!r} at position {i} ({word[i:]!r}) into number morphemes")
-    return pieces
+    form, particle = verb[3 if plural else 2], verb[4]
+    if subordinate:
+        return [], [particle + form]
+    return [form], [particle] if particle else []
 
 
-def german_tokens(n: int) -> list[str]:
-    """Source tokens of the number n: German number word split into morphemes."""
-    return split_german(num2words(int(n), lang="de"))
+def _noun_phrase(rng: random.Random) -> NounPhrase:
+    return NounPhrase(rng.choice(NOUNS), rng.random() < 0.4, rng.choice(ADJECTIVES) if rng.random() < 0.4 else None)
 
 
-def english_tokens(n: int) -> list[str]:
-    """Target tokens of the number n: English number words, hyphens split, commas dropped."""
-    return num2words(int(n), lang="en").replace("-", " ").replace(",", " ").split()
+def clause(rng: random.Random, depth: int, subordinate: bool = False) -> tuple[list[str], list[str]]:
+    """One (English, German) clause with exactly `depth` clauses embedded in it.
+
+    German word order: verb second in a main clause, verb last in a subordinate one. A
+    clause that takes another is either "SUBJ says that ..." or "SUBJ VERB [OBJ] because ...".
+    """
+    subject = _noun_phrase(rng)
+    english, german = subject.english(), subject.german("nom")
+    if depth > 0 and rng.random() < 0.5:
+        verb = rng.choice(CLAUSE_VERBS)
+        inner_en, inner_de = clause(rng, depth - 1, subordinate=True)
+        middle, end = _verb_german(verb, subject.plural, subordinate)
+        return (english + _verb_english(verb, subject.plural) + ["that"] + inner_en,
+                german + middle + end + [",", "dass"] + inner_de)
+    transitive = rng.random() < 0.7
+    verb = rng.choice(TRANSITIVE_VERBS if transitive else INTRANSITIVE_VERBS)
+    obj = _noun_phrase(rng) if transitive else None
+    middle, end = _verb_german(verb, subject.plural, subordinate)
+    english += _verb_english(verb, subject.plural) + (obj.english() if obj else [])
+    german += middle + (obj.german("acc") if obj else []) + end
+    if depth > 0:
+        inner_en, inner_de = clause(rng, depth - 1, subordinate=True)
+        english += ["because"] + inner_en
+        german += [",", "weil"] + inner_de
+    return english, german
 
 
-def split_of(n: int, valid_percent: int = 10, test_percent: int = 10) -> str:
-    """'train', 'valid' or 'test' for the number n, from a hash of n alone (fixed, disjoint)."""
-    bucket = int.from_bytes(hashlib.blake2b(str(int(n)).encode(), digest_size=8).digest(), "big") % 100
+def split_of(sentence: Iterable[str], valid_percent: int = 10, test_percent: int = 10) -> str:
+    """'train', 'valid' or 'test' for an English sentence, from a hash of it alone (fixed, disjoint)."""
+    return _split_of_key(_key(sentence), valid_percent, test_percent)
+
+
+def _key(sentence: Iterable[str]) -> int:
+    return int.from_bytes(hashlib.blake2b(" ".join(sentence).encode(), digest_size=8).digest(), "big")
+
+
+def _split_of_key(key: int, valid_percent: int, test_percent: int) -> str:
+    bucket = key % 100
     if bucket < test_percent:
         return "test"
     if bucket < test_percent + valid_percent:
@@ -89,26 +170,23 @@ def split_of(n: int, valid_percent: int = 10, test_percent: int = 10) -> str:
     return "train"
 
 
-def balanced_sample(max_number: int, num_examples: int, seed: int = 0) -> list[int]:
-    """`num_examples` distinct numbers in [0, max_number], as balanced by length as possible.
+def english_words() -> list[str]:
+    """Every English word of the grammar, in a fixed, readable order."""
+    words = ["the", *(a for a, _ in ADJECTIVES)]
+    words += [w for noun in NOUNS for w in noun[:2]]
+    for verb in TRANSITIVE_VERBS + INTRANSITIVE_VERBS + CLAUSE_VERBS:
+        words += verb[0].split() + verb[1].split()
+    return list(dict.fromkeys(words + ["that", "because"]))
 
-    A uniform draw from 0..999999 is 90 % six-digit numbers, and a model trained on it rarely
-    sees a short number. Here each count of digits gets an equal share of the sample; a length
-    with fewer numbers than its share (0-9, 10-99, ...) is taken whole and the rest of its share
-    goes to the longer ones. Sorted, and the same for the same arguments.
-    """
-    rng = random.Random(seed)
-    strata, low = [], 0
-    while low <= max_number:
-        high = min(max(10 * low, 10) - 1, max_number)
-        strata.append(range(low, high + 1))
-        low = high + 1
-    chosen, remaining = [], num_examples
-    for i, stratum in enumerate(strata):
-        take = min(remaining // (len(strata) - i), len(stratum))
-        chosen.extend(rng.sample(stratum, take))
-        remaining -= take
-    return sorted(chosen)
+
+def german_words() -> list[str]:
+    """Every German word of the grammar, in a fixed, readable order."""
+    words = ["der", "die", "das", "den"]
+    words += [stem + ending for _, stem in ADJECTIVES for ending in ("e", "en")]
+    words += [w for noun in NOUNS for w in noun[2:4]]
+    for verb in TRANSITIVE_VERBS + INTRANSITIVE_VERBS + CLAUSE_VERBS:
+        words += [verb[2], verb[3]] + ([verb[4], verb[4] + verb[2], verb[4] + verb[3]] if verb[4] else [])
+    return list(dict.fromkeys(words + [",", "dass", "weil"]))
 
 
 class Vocab:
@@ -147,9 +225,10 @@ class Vocab:
 
 @dataclass(frozen=True)
 class Example:
-    number: int
-    src: tuple[str, ...]  # German morphemes
-    tgt: tuple[str, ...]  # English words
+    key: int                 # a hash of the English sentence: identifies the example
+    src: tuple[str, ...]     # English words
+    tgt: tuple[str, ...]     # German words
+    depth: int               # embedded clauses
 
 
 @dataclass
@@ -160,7 +239,7 @@ class Batch:
     """
     src: torch.Tensor
     tgt: torch.Tensor
-    numbers: list[int] = field(default_factory=list)
+    keys: list[int] = field(default_factory=list)
 
     @property
     def tgt_in(self) -> torch.Tensor:
@@ -171,38 +250,46 @@ class Batch:
         return self.tgt[:, 1:]
 
     def to(self, device: torch.device | str) -> Batch:
-        return Batch(self.src.to(device), self.tgt.to(device), self.numbers)
+        return Batch(self.src.to(device), self.tgt.to(device), self.keys)
 
 
-@lru_cache(maxsize=None)
-def _example(n: int) -> Example:
-    return Example(int(n), tuple(german_tokens(n)), tuple(english_tokens(n)))
+def _sample(rng: random.Random, depths: tuple[int, ...], count: int, seen: set[int]) -> list[Example]:
+    """`count` new distinct sentences, depths drawn uniformly from `depths`."""
+    examples, attempts = [], 0
+    while len(examples) < count:
+        attempts += 1
+        if attempts > 50 * count + 1000:
+            raise ValueError(f"the grammar has fewer than {count} distinct sentences of depth {depths}")
+        depth = rng.choice(depths)
+        english, german = clause(rng, depth)
+        key = _key(english)
+        if key not in seen:
+            seen.add(key)
+            examples.append(Example(key, tuple(english), tuple(german), depth))
+    return examples
 
 
-class NumberTranslation:
-    """German number words -> English number words for numbers in [0, max_number].
+class ClauseTranslation:
+    """English -> German sentences of the toy grammar above, with four fixed splits.
 
-    `num_examples=None` takes every number in the range; otherwise a sample drawn with
-    `seed`, balanced by number length (see `balanced_sample`); the split of a number never
-    depends on the sample. The vocabularies hold
-    every morpheme / word of the whole range, so they are the same for every sample.
+    `num_examples` sentences of depth 0 to 2 (a third each) go into train, valid and test by a
+    hash of the sentence (so a sentence's split never depends on the sample); another
+    `num_generalisation` sentences of depth 3 make the generalisation split. The same
+    arguments give the same sentences. The vocabularies hold every word of the grammar, so
+    they are the same for every sample.
     """
 
-    def __init__(self, max_number: int = 999_999, num_examples: int | None = None, seed: int = 0,
+    def __init__(self, num_examples: int = 20_000, num_generalisation: int = 1_000, seed: int = 0,
                  valid_percent: int = 10, test_percent: int = 10) -> None:
-        if max_number < 0 or max_number > 999_999:
-            raise ValueError("max_number must lie in [0, 999999] (the German morphemes stop at 'tausend')")
-        self.max_number = int(max_number)
-        population = range(self.max_number + 1)
-        if num_examples is None or num_examples >= len(population):
-            numbers = list(population)
-        else:
-            numbers = balanced_sample(self.max_number, int(num_examples), seed)
-        self.splits = {name: [] for name in SPLIT_NAMES}
-        for n in numbers:
-            self.splits[split_of(n, valid_percent, test_percent)].append(_example(n))
-        self.src_vocab = Vocab(GERMAN_MORPHEMES)
-        self.tgt_vocab = Vocab(ENGLISH_WORDS)
+        if num_examples < 1 or num_generalisation < 0:
+            raise ValueError("num_examples must be at least 1 and num_generalisation at least 0")
+        rng, seen = random.Random(seed), set()
+        self.splits: dict[str, list[Example]] = {name: [] for name in SPLIT_NAMES}
+        for example in _sample(rng, TRAIN_DEPTHS, int(num_examples), seen):
+            self.splits[_split_of_key(example.key, valid_percent, test_percent)].append(example)
+        self.splits["generalisation"] = _sample(rng, (GENERALISATION_DEPTH,), int(num_generalisation), seen)
+        self.src_vocab = Vocab(english_words())
+        self.tgt_vocab = Vocab(german_words())
         self.pad_id, self.bos_id, self.eos_id = PAD_ID, BOS_ID, EOS_ID
 
     @property
@@ -217,16 +304,25 @@ class NumberTranslation:
     def test(self) -> list[Example]:
         return self.splits["test"]
 
+    @property
+    def generalisation(self) -> list[Example]:
+        return self.splits["generalisation"]
+
     def __repr__(self) -> str:
         sizes = ", ".join(f"{k} {len(v)}" for k, v in self.splits.items())
-        return (f"NumberTranslation(0..{self.max_number}: {sizes}; "
+        return (f"ClauseTranslation({sizes}; "
                 f"src vocab {len(self.src_vocab)}, tgt vocab {len(self.tgt_vocab)})")
+
+    def max_lengths(self) -> dict[str, tuple[int, int]]:
+        """Per split, the longest (source, target) sentence in words."""
+        return {name: (max((len(e.src) for e in split), default=0), max((len(e.tgt) for e in split), default=0))
+                for name, split in self.splits.items()}
 
     def collate(self, examples: list[Example], device: torch.device | str | None = None) -> Batch:
         """Pad a list of examples into a Batch of LongTensors (pad id 0)."""
         src = [self.src_vocab.encode(e.src, bos=False, eos=True) for e in examples]
         tgt = [self.tgt_vocab.encode(e.tgt, bos=True, eos=True) for e in examples]
-        return Batch(_pad(src, device), _pad(tgt, device), [e.number for e in examples])
+        return Batch(_pad(src, device), _pad(tgt, device), [e.key for e in examples])
 
     def batches(self, split: str | list[Example], batch_size: int, shuffle: bool = False, seed: int = 0,
                 device: torch.device | str | None = None) -> list[Batch]:
@@ -247,10 +343,10 @@ class NumberTranslation:
             rng.shuffle(chunks)
         return [self.collate(chunk, device) for chunk in chunks]
 
-    def encode_source(self, numbers_or_tokens: Iterable[int | list[str]],
+    def encode_source(self, sentences: Iterable[str | list[str]],
                       device: torch.device | str | None = None) -> torch.Tensor:
-        """(B, Ls) source batch for numbers (ints) or German token lists."""
-        rows = [german_tokens(x) if isinstance(x, int) else list(x) for x in numbers_or_tokens]
+        """(B, Ls) source batch for English sentences (strings or word lists)."""
+        rows = [s.split() if isinstance(s, str) else list(s) for s in sentences]
         return _pad([self.src_vocab.encode(r) for r in rows], device)
 
 
