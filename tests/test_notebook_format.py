@@ -87,3 +87,20 @@ def test_notebook_says_what_you_will_build_and_links_the_next_one(aid):
                 f"{path.name}: the last cell must end with **Next:** [..](../{following}/{following}.ipynb)"
         else:
             assert links, f"{path.name}: the last notebook links back to the course (e.g. 00_welcome)"
+
+
+DEPARTURE = "**Departure from the paper.**"
+
+
+def test_every_departure_from_the_paper_is_in_the_readmes_list():
+    """A notebook that boxes a choice the paper does not make is named in the README's list, and
+    the list names no notebook without such a box."""
+    readme = (COURSE.root / "README.md").read_text()
+    assert "### Departures from the paper" in readme
+    section = readme.split("### Departures from the paper", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^- \*\*(\d\d)\*\*:", section, flags=re.M))
+    boxed = {aid[:2] for aid in IDS
+             if any(c.cell_type == "markdown" and DEPARTURE in c.source
+                    for c in nbformat.read(str(COURSE.solution(aid)), as_version=4).cells)}
+    assert boxed, "no notebook has a departure box: the README's list would be empty"
+    assert listed == boxed, f"boxed in notebooks {sorted(boxed)}, listed in the README {sorted(listed)}"

@@ -215,6 +215,11 @@ def path_hint(course: Course, student: str, aid: str) -> str:
     return str((course.submitted(student, aid) / f"{aid}.ipynb").relative_to(course.root))
 
 
+def error_log(course: Course, aid: str, student: str) -> Path:
+    """Where the end of nbgrader's log of a submission that could not be graded is kept."""
+    return course.build("grading", "errors", aid, f"{student}.log")
+
+
 def _merge(course: Course, db_url: str, result: GradeRecord, sub: _Submission, settings: Config,
            keep_manual: bool) -> GradeRecord:
     """Record a finished job in the gradebook and autograded/; return the record as the class sees it."""
@@ -223,6 +228,10 @@ def _merge(course: Course, db_url: str, result: GradeRecord, sub: _Submission, s
     if result.status != "graded":
         gradebook.ensure_student(db_url, course.course_id, result.student_id)
         result.score, result.max_score = 0.0, sub.max_score
+        if result.log:  # for the instructor: the detail says why in a line, the log shows it
+            log = error_log(course, result.assignment, result.student_id)
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(result.log)
         return result
     result.score, result.late_submission_penalty = gradebook.record(
         db_url, course.course_id, result, config=settings, keep_manual=keep_manual)

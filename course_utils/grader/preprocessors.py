@@ -151,6 +151,9 @@ def configure_autograde(config: Config, cell_timeout: int, max_lines: int = 200,
                         max_chars: int = 20_000) -> Config:
     """Set up `config` (a job's `c`) for grading: time limit per cell, repairs, output limits."""
     config.Execute.timeout = cell_timeout
+    # nbclient's 60 s to start a kernel is not the student's time: on a loaded machine a graded
+    # kernel (sandbox, isolation, integrity watch) can take longer. The job's own limit still holds.
+    config.Execute.startup_timeout = max(120, cell_timeout)
     config.Execute.kernel_name = "python3"
     sanitize = _swapped(config, "sanitize_preprocessors", {DeduplicateIds: KeepFirstGradeId})
     if OverwriteCells in sanitize and RestoreGradedCells not in sanitize:

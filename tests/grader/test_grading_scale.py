@@ -18,6 +18,7 @@ import pytest
 
 from conftest import COURSE, run_course
 from course_utils import ipynb
+from course_utils.grader.pipeline import error_log
 from course_utils.qa import submissions as S
 from course_utils.qa.catalogue import load
 from course_utils.qa.sample_class import write_class
@@ -179,7 +180,9 @@ def test_endless_loops_hit_the_time_limits(hostile_class):
 @pytest.mark.parametrize("student", ["c_os_exit", "d_segfault"])
 def test_a_dead_kernel_is_an_error_for_that_student(hostile_class, student):
     row = hostile_class[0][student]
-    assert row["status"] == "error" and "kernel died" in row["detail"]
+    assert row["status"] == "error" and "kernel died" in row["detail"], row
+    log = error_log(hostile_class[1], AID, student)
+    assert "kernel died" in log.read_text().lower(), "the instructor gets nbgrader's log of the failure"
 
 
 @pytest.mark.slow

@@ -6,7 +6,9 @@ import shutil
 import pytest
 
 from conftest import COURSE
+from course_utils.grader import jobs
 from course_utils.grader.jobs import GradeJob, Limits, explain_failure, read_flags, run_job, unverified_cells
+from course_utils.grader.records import GradeRecord
 from course_utils.grader.pipeline import template_gradebook
 from course_utils.qa import submissions
 from course_utils.qa.sample_class import write_class
@@ -49,6 +51,28 @@ def test_cells_that_ran_without_their_integrity_check_are_found():
 ])
 def test_explain_failure_says_why_in_one_line(log, says):
     assert says in explain_failure(log)
+
+
+def _runs(monkeypatch, *records):
+    """Make each grading run return the next of `records`; the list of runs made."""
+    made, results = [], iter(records)
+    monkeypatch.setattr(jobs, "_run_job_once", lambda job: made.append(job) or next(results))
+    return made
+
+
+def test_a_kernel_that_died_is_graded_once_more_before_it_costs_the_student(monkeypatch):
+    made = _runs(monkeypatch, GradeRecord("ana", AID, "error", detail=jobs.KERNEL_DIED, seconds=1.0),
+                 GradeRecord("ana", AID, "graded", 12.0, 12.0, "all tests passed", seconds=2.0))
+    record = run_job("a job")
+    assert made == ["a job", "a job"] and record.status == "graded" and record.score == 12.0
+    assert "second run" in record.detail and record.seconds == 3.0
+
+
+def test_a_kernel_that_dies_again_is_an_error_and_other_errors_run_once(monkeypatch):
+    made = _runs(monkeypatch, *[GradeRecord("ana", AID, "error", detail=jobs.KERNEL_DIED)] * 2)
+    assert run_job("a job").detail == jobs.KERNEL_DIED and len(made) == 2
+    made = _runs(monkeypatch, GradeRecord("ana", AID, "error", detail="grading took longer than 60 s"))
+    assert run_job("a job").status == "error" and len(made) == 1
 
 
 def test_a_broken_submission_is_an_error_for_its_author_alone():
