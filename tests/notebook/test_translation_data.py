@@ -30,10 +30,6 @@ def test_articles_and_adjective_endings_agree(phrase, case, german):
     assert " ".join(phrase.german(case)) == german
 
 
-def _find(data, words):
-    return next(e for split in data.splits.values() for e in split if set(words) <= set(e.src))
-
-
 def test_verbs_move_as_german_word_order_wants(data):
     for e in data.train + data.generalisation:
         english, german = " ".join(e.src), " ".join(e.tgt)
