@@ -39,6 +39,7 @@ import pytest
 from conftest import COURSE, ROOT
 from course_utils.cli import lab
 from course_utils.grader.publish import publish
+from course_utils.qa import figure1
 
 pytestmark = pytest.mark.slow
 
@@ -369,6 +370,13 @@ def test_validate_names_the_exercise_and_the_cause_then_succeeds_once_fixed(brow
 
 def test_attention_heatmap_renders(browser):
     page = open_notebook(browser, f"notebooks/{NB02}/{NB02}.ipynb")
+    # The course's map, a Markdown attachment, renders at its size with its alt text.
+    course_map = cells(page).nth(1).locator(".jp-RenderedMarkdown img").first
+    course_map.wait_for()
+    size = course_map.evaluate("img => [img.naturalWidth, img.naturalHeight, img.complete]")
+    assert size == [figure1.WIDTH, figure1.HEIGHT, True], f"the course's map did not render: {size}"
+    assert course_map.get_attribute("alt") == figure1.alt_text(NB02)
+    assert not [e for e in browser.console if "Cannot render" in e["text"]], browser.console
     for index, grade_id in _answer_cells(NB02):
         type_into_cell(page, index, _answer(NB02, grade_id))
     run_all(page)

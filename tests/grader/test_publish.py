@@ -26,6 +26,7 @@ from course_utils.cli import build_parser
 from course_utils.course import PUBLISHED_MARKER, VALIDATE_EXTENSION, Course, CourseError
 from course_utils.grader import publish as pub
 from course_utils.grader import release
+from course_utils.qa import figure1
 
 REPOSITORY = "teacher/attention-student"
 UPTO = "02"
@@ -122,7 +123,11 @@ def _lines(folder):
             continue
         notebook = json.loads(text)
         for cell in notebook["cells"]:
-            assert not cell.get("outputs") and not cell.get("attachments"), f"{rel} carries outputs"
+            assert not cell.get("outputs"), f"{rel} carries outputs"
+            # The one attachment allowed is the map; tests/qa/test_figure1.py checks that it is current.
+            attachments = {name: list(item) for name, item in (cell.get("attachments") or {}).items()}
+            assert not attachments or (attachments == {figure1.FILE_NAME: [figure1.MIME]}
+                                       and cell["id"] == "course-map"), f"{rel} carries an attachment other than the map"
             origin = cell["metadata"].get("course", {}).get("provided_from")
             for line in "".join(cell["source"]).splitlines():
                 yield rel, line.strip(), path.stem, origin
