@@ -5,8 +5,9 @@ The course root is this folder (the repository root). Instructors edit `solution
 """
 import os
 
+from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import ClearHiddenTests, GetGrades
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, TagRemovePreprocessor
 
 c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
 
@@ -30,6 +31,13 @@ c.ClearSolutions.code_stub = {
     "raise NotImplementedError(\"Write your answer in this cell, then run the test cell below it.\")",
 }
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE: replace this text with your answer."
+
+# The model answers of the think questions are for after the deadline (`course answers`):
+# nbconvert's TagRemovePreprocessor drops their cells before nbgrader reads anything else,
+# so they reach neither the release nor the gradebook.
+c.GenerateAssignment.preprocessors = [TagRemovePreprocessor, *GenerateAssignment.class_traits()["preprocessors"].default()]
+c.TagRemovePreprocessor.enabled = True
+c.TagRemovePreprocessor.remove_cell_tags = {"model-answer"}
 
 # A student who deletes a test cell gets it back at grading time (and loses nothing).
 c.OverwriteCells.add_missing_cells = True

@@ -1,7 +1,7 @@
 """The `course` command: one module per subcommand, each registering itself with `add_parser`.
 
 For everyone who types `course ...`: students (`validate`, `lab`), instructors (`generate`,
-`autograde`, `feedback`, `report`, `lab --instructor`, `publish`) and course authors (`execute`,
+`autograde`, `feedback`, `answers`, `report`, `lab --instructor`, `publish`) and course authors (`execute`,
 `catalogue`, `bench`, `demo`). A student's copy of the course (`course publish`) holds only the
 students' command modules; the others are skipped there. Each module's options take their
 defaults from the function or dataclass the command calls, so every default is written once;
@@ -20,8 +20,8 @@ from course_utils.course import Course, CourseError
 from course_utils.ipynb import skip_iri_format_checker
 
 TRAIT_OPTION = re.compile(r"^--[A-Za-z_]\w*(\.\w+)+(=.*)?$")  # --Exchange.root=/srv/exchange
-COMMANDS = ("generate", "execute", "autograde", "validate", "catalogue", "feedback", "report", "export", "bench",
-            "demo", "lab", "publish")
+COMMANDS = ("generate", "execute", "autograde", "validate", "catalogue", "feedback", "answers", "report", "export",
+            "bench", "demo", "lab", "publish")
 
 
 def build_parser() -> argparse.ArgumentParser:
