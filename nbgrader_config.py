@@ -35,7 +35,8 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE: replace this text with your answ
 # The model answers of the think questions are for after the deadline (`course answers`):
 # nbconvert's TagRemovePreprocessor drops their cells before nbgrader reads anything else,
 # so they reach neither the release nor the gradebook.
-c.GenerateAssignment.preprocessors = [TagRemovePreprocessor, *GenerateAssignment.class_traits()["preprocessors"].default()]
+c.GenerateAssignment.preprocessors = [TagRemovePreprocessor,
+                                      *GenerateAssignment.class_traits()["preprocessors"].default()]
 c.TagRemovePreprocessor.enabled = True
 c.TagRemovePreprocessor.remove_cell_tags = {"model-answer"}
 

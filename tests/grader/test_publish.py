@@ -126,8 +126,8 @@ def _lines(folder):
             assert not cell.get("outputs"), f"{rel} carries outputs"
             # The one attachment allowed is the map; tests/qa/test_figure1.py checks that it is current.
             attachments = {name: list(item) for name, item in (cell.get("attachments") or {}).items()}
-            assert not attachments or (attachments == {figure1.FILE_NAME: [figure1.MIME]}
-                                       and cell["id"] == "course-map"), f"{rel} carries an attachment other than the map"
+            the_map = attachments == {figure1.FILE_NAME: [figure1.MIME]} and cell["id"] == "course-map"
+            assert not attachments or the_map, f"{rel} carries an attachment other than the map"
             origin = cell["metadata"].get("course", {}).get("provided_from")
             for line in "".join(cell["source"]).splitlines():
                 yield rel, line.strip(), path.stem, origin
