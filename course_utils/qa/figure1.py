@@ -90,6 +90,7 @@ def marked_blocks(aid: str) -> list[Block]:
 
 
 def caption(aid: str) -> str:
+    """The line under notebook `aid`'s map, and the PNG's title."""
     keys, about = MARKS[aid]
     return f"Notebook {aid[:2]}: {about}" if keys else f"The Transformer ({about})"
 
