@@ -4,19 +4,16 @@ import nbformat
 import pytest
 
 from conftest import COURSE, IDS, run_course
+from course_utils import ipynb
 from course_utils.grader import model_answers as ma
 from course_utils.ipynb import nbgrader_meta
 
 ASKING = [aid for aid in IDS if aid != "00_welcome"]   # the welcome has nothing to reason about yet
 
 
-def _cells(path):
-    return nbformat.read(str(path), as_version=4).cells
-
-
 @pytest.mark.parametrize("aid", ASKING)
 def test_each_notebook_asks_two_or_three_think_questions_laid_out_in_full(aid):
-    cells = _cells(COURSE.solution(aid))
+    cells = ipynb.read(COURSE.solution(aid)).cells
     questions = ma.think_questions(COURSE.solution(aid))
     assert 2 <= len(questions) <= 3, f"{aid} asks {len(questions)} think questions"
     for q in questions:
@@ -36,7 +33,7 @@ def test_each_notebook_asks_two_or_three_think_questions_laid_out_in_full(aid):
 
 @pytest.mark.parametrize("aid", ASKING)
 def test_the_release_asks_the_questions_and_holds_no_model_answer(aid):
-    released = _cells(COURSE.release(aid))
+    released = ipynb.read(COURSE.release(aid)).cells
     ids = {c.id for c in released}
     raw = COURSE.release(aid).read_text()
     for q in ma.think_questions(COURSE.solution(aid)):

@@ -3,12 +3,12 @@ import base64
 import io
 import re
 
-import nbformat
 import numpy as np
 import pytest
 from PIL import Image
 
 from conftest import COURSE, IDS
+from course_utils import ipynb
 from course_utils.qa import figure1
 
 REBUILD = "rebuild the maps: python -m course_utils.qa.figure1, then course generate"
@@ -29,7 +29,7 @@ def test_every_notebook_has_a_map():
 def test_each_notebook_opens_with_its_current_map_and_alt_text(aid):
     fresh = np.asarray(_image(figure1.png(aid)), dtype=float)
     for path in (COURSE.solution(aid), COURSE.release(aid)):
-        cells = nbformat.read(str(path), as_version=4).cells
+        cells = ipynb.read(path).cells
         maps = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and ATTACHMENT in c.source]
         assert maps == [1], f"{path.name}: the map belongs right after the opening cell, once"
         attachments = cells[1].get("attachments") or {}
