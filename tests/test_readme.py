@@ -47,6 +47,7 @@ EXERCISED_BY = {
     "course publish DIR --upto NN": "grader/test_publish.py",
     "course publish": "grader/test_publish.py",
     ".venv/bin/course export": "grader/test_export.py",
+    "course export": "grader/test_export.py",
     ".venv/bin/course answers": "grader/test_model_answers.py",
     "course answers": "grader/test_model_answers.py",
     "course lab --instructor": "cli/test_course_lab.py",  # its Autograde button: grader/test_formgrader.py

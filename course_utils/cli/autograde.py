@@ -12,12 +12,18 @@ from course_utils.grader.records import records_table
 
 def run(args: argparse.Namespace, course: Course) -> int:
     limits = Limits(cell_seconds=args.cell_timeout, job_seconds=args.timeout,
-                    memory_bytes=int(args.memory_gb * 2**30))
+                    memory_bytes=int(args.memory_gb * 2**30), folder_bytes=int(args.folder_mb * 2**20),
+                    tmp_bytes=int(args.tmp_mb * 2**20), shm_bytes=int(args.shm_mb * 2**20))
     records = autograde(course, course.select(args.ids) if args.ids else None, workers=args.workers,
                         scheduler=args.scheduler, db_url=args.db_url, force=args.force, limits=limits,
                         students=args.student, keep_manual=not args.reset_manual)
     print(records_table(records))
     print(f"wrote {course.reports('grades.csv')}")
+    held = [r for r in records if r.held]
+    if held:
+        print(f"{len(held)} held for review (their flags say what to look at; the formgrader lists them as "
+              "needing manual grading, and `course export` leaves them out until you unflag them): "
+              + ", ".join(f"{r.student_id}/{r.assignment}" for r in held))
     return 0
 
 
@@ -40,5 +46,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="seconds one submission may take (default %(default)s)")
     p.add_argument("--memory-gb", type=float, default=Limits.memory_bytes / 2**30,
                    help="memory limit of a student's kernel (default %(default)g)")
+    p.add_argument("--folder-mb", type=float, default=Limits.folder_bytes / 2**20,
+                   help="what a kernel may write into its notebook's folder, in MB (default %(default)g)")
+    p.add_argument("--tmp-mb", type=float, default=Limits.tmp_bytes / 2**20,
+                   help="what it may write into /tmp, and into its home folder, in MB each (default %(default)g)")
+    p.add_argument("--shm-mb", type=float, default=Limits.shm_bytes / 2**20,
+                   help="what it may write into /dev/shm, in MB (default %(default)g)")
     p.set_defaults(run=run)
     return p

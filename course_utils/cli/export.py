@@ -24,6 +24,9 @@ def run(args: argparse.Namespace, course: Course) -> int:
     if not result.ok:
         raise CourseError("nbgrader could not export the grades:\n" + result.log[-2000:])
     print(f"wrote {target}")
+    for line in result.log.splitlines():  # the Canvas plugin's warnings: grades held for the instructor
+        if "Held for review" in line:
+            print(line[line.index("Held for review"):])
     return 0
 
 

@@ -3,8 +3,8 @@
 It serves instructors (and the QA tools, which grade their made-up classes through the very
 same path): `release` makes the student notebooks with nbgrader and `publish` the students'
 copy of the course (no answers, no hidden tests); `pipeline.autograde` grades a class, one
-private job per (student, assignment) (`jobs`), in a sandboxed kernel (`sandbox`, with
-`integrity` watching inside it), on local workers or Dask (`scheduler`), merging every result into nbgrader's
+private job per (student, assignment) (`jobs`), its source read first (`screen`), in a sandboxed
+kernel (`sandbox`), on local workers or Dask (`scheduler`), merging every result into nbgrader's
 gradebook (`gradebook`) and a journal that makes a run resumable (`journal`); `feedback` and
 `class_report` hand the grades back.
 

@@ -4,6 +4,9 @@ For instructors who hand grades on to Canvas (or any LMS that imports Canvas's g
 CSV). It is nbgrader's own exporter mechanism: `course export` runs `nbgrader export
 --exporter=course_utils.grader.export.CanvasExportPlugin`, and so can an instructor by hand.
 Grades come from the gradebook, so manual grades from the formgrader and late penalties count.
+A submission held for the instructor (a notebook of it flagged, as `course autograde` flags what
+its source screen and sandbox found) is left empty until someone unflags it in the formgrader:
+an empty cell leaves Canvas's grade as it was.
 """
 from __future__ import annotations
 
@@ -24,8 +27,14 @@ def final_score(raw: float, penalty: float | None) -> float:
     return max(0.0, raw - (penalty or 0.0))
 
 
+def held(submission: object) -> bool:
+    """A submission that a notebook's flag holds for the instructor."""
+    return any(notebook.flagged for notebook in submission.notebooks)
+
+
 class CanvasExportPlugin(ExportPlugin):
-    """One row per student of the gradebook, one column per assignment (0 where nothing was handed in)."""
+    """One row per student of the gradebook, one column per assignment (0 where nothing was handed in,
+    empty where the submission is held for the instructor)."""
 
     def export(self, gradebook: Gradebook) -> None:
         dest = self.to or "canvas.csv"
@@ -44,6 +53,11 @@ class CanvasExportPlugin(ExportPlugin):
                         submission = gradebook.find_submission(assignment.name, student.id)
                     except MissingEntry:
                         row.append("0")
+                        continue
+                    if held(submission):
+                        self.log.warning("Held for review, left empty: %s, %s (unflag it in the formgrader "
+                                         "once you have looked)", student.id, assignment.name)
+                        row.append("")
                         continue
                     row.append(f"{final_score(submission.score, submission.late_submission_penalty):g}")
                 writer.writerow(row)

@@ -2,7 +2,7 @@
 
 For instructors who grade in nbgrader's formgrader. Its Autograde button would run
 `nbgrader autograde` in the server's own process: a student's code with the instructor's
-rights and files, and none of the course's isolation, limits or integrity checks. With this
+rights and files, and none of the course's isolation, limits or source screen. With this
 extension on (`course lab --instructor` switches it on; on a JupyterHub,
 `jupyter server extension enable --sys-prefix course_utils.grader.formgrader`), the button
 grades that one submission through `pipeline.autograde` instead, exactly as `course

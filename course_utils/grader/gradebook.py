@@ -92,10 +92,13 @@ def record(db_url: str, course_id: str, graded: GradeRecord, config: Config | No
     """Store a graded job as nbgrader's autograde would have; return (score, late penalty) as stored.
 
     Like nbgrader's SaveAutoGrades, a cell without an auto score, or one a person has already
-    graded, needs (re)grading by hand. `keep_manual=False` first clears manual scores, manual
-    comments and extra credit. The late penalty comes from the plugin of nbgrader's
-    AssignLatePenalties as `config` (the course's nbgrader_config.py) sets it, applied as
-    that preprocessor applies it, to the score including any manual grades.
+    graded, needs (re)grading by hand. A held submission (`GradeRecord.held`: a flag about what
+    the student did) needs it in every cell, and its notebooks are flagged, so that the
+    formgrader lists it for a person to look at and `course export` leaves it out until they
+    unflag it. `keep_manual=False` first clears manual scores, manual comments and extra credit.
+    The late penalty comes from the plugin of nbgrader's AssignLatePenalties as `config` (the
+    course's nbgrader_config.py) sets it, applied as that preprocessor applies it, to the score
+    including any manual grades.
     """
     timestamp = parse_timestamp(graded.timestamp) if graded.timestamp else None
     manual = set(graded.manual)
@@ -104,12 +107,13 @@ def record(db_url: str, course_id: str, graded: GradeRecord, config: Config | No
         submission = gb.update_or_create_submission(graded.assignment, graded.student_id)
         submission.timestamp = timestamp
         for notebook in submission.notebooks:
+            notebook.flagged = graded.held
             for grade in notebook.grades:
                 if not keep_manual:
                     grade.manual_score = grade.extra_credit = None
                 got, _ = graded.cells.get(grade.name, (0.0, 0.0))
                 grade.auto_score = None if grade.name in manual else got
-                grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
+                grade.needs_manual_grade = graded.held or grade.manual_score is not None or grade.auto_score is None
             for comment in notebook.comments:
                 if not keep_manual:
                     comment.manual_comment = None

@@ -1,28 +1,31 @@
 """One grading job: one student's submission of one assignment, graded in private.
 
 A job carries everything it needs as values: the submitted notebook's bytes, the
-assignment's template gradebook (nbgrader's SQLite file holding just that assignment) as
-bytes, and the text of the course's nbgrader_config.py. A worker therefore needs this
-package installed and nothing of the course folder, which is what lets a Dask worker on
-another machine grade without a shared file system. The worker makes a private course
-root in its own temporary folder, runs `nbgrader autograde` there in its own process group
-under time and memory limits, with kernels started by `course_utils.grader.sandbox`, and
-returns a `GradeRecord`. Jobs share nothing; only the caller writes to the real gradebook.
+assignment's template gradebook (nbgrader's SQLite file holding just that assignment) and
+released notebook as bytes, and the text of the course's nbgrader_config.py. A worker therefore
+needs this package installed and nothing of the course folder, which is what lets a Dask worker
+on another machine grade without a shared file system. The worker reads the student's source
+(`screen`), makes a private course root in its own temporary folder, runs `nbgrader autograde`
+there in its own process group under time limits, with kernels started by
+`course_utils.grader.sandbox` under memory and storage limits, and returns a `GradeRecord`.
+Jobs share nothing; only the caller writes to the real gradebook.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_utils.course import load_coursedir
+from course_utils.grader import sandbox
 from course_utils.grader.gradebook import read_auto_grades
 from course_utils.grader.nbgrader_runner import (
     RELOCATED_CONFIG,
@@ -31,6 +34,7 @@ from course_utils.grader.nbgrader_runner import (
 )
 from course_utils.grader.records import GradeRecord
 from course_utils.grader.sanitize import BrokenSubmission, prepare
+from course_utils.grader.screen import context, screen
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,17 @@ class Limits:
     job_seconds: int = 600        # the whole submission, kernel start to last test
     memory_bytes: int = 4 << 30   # data memory of the student's kernel
     threads: int = 0              # CPU threads of the student's kernel (0: torch's default, all cores)
+    folder_bytes: int = sandbox.FOLDER_BYTES  # what the kernel may write into the notebook's folder
+    tmp_bytes: int = sandbox.TMP_BYTES        # ... into /tmp, and into its home folder
+    shm_bytes: int = sandbox.SHM_BYTES        # ... into /dev/shm (shared memory)
+
+    def storage(self, place: str) -> str:
+        """What a student reads when their notebook filled `place` (the sandbox's name for it)."""
+        size, option, name = {"folder": (self.folder_bytes, "--folder-mb", "the notebook's folder"),
+                              "tmp": (self.tmp_bytes, "--tmp-mb", "/tmp"),
+                              "home": (self.tmp_bytes, "--tmp-mb", "the home folder"),
+                              "shm": (self.shm_bytes, "--shm-mb", "/dev/shm")}.get(place, (0, "", place))
+        return f"the notebook filled {name} ({size >> 20} MB, course autograde {option}); writes after that failed"
 
 
 @dataclass
@@ -52,13 +67,14 @@ class GradeJob:
     config: str                   # the course's nbgrader_config.py, verbatim
     limits: Limits = field(default_factory=Limits)
     work_dir: str | None = None   # where the private root is made; None: the system's temporary folder
+    release: bytes = b""          # the released notebook (what the student started from), for the source screen
 
 
 # Appended to the course's own config in the private root (after RELOCATED_CONFIG): the
 # course's preprocessor lists get the grader's repairs and limits.
 JOB_CONFIG = '''
 from course_utils.grader.preprocessors import configure_autograde as _configure_autograde
-_configure_autograde(c, cell_timeout={cell_timeout})
+_configure_autograde(c, cell_timeout={cell_timeout}, sockets={sockets!r})
 '''
 
 
@@ -95,69 +111,90 @@ def _report(lines: Iterable[str]) -> Iterator[tuple[str, object]]:
             continue
 
 
-def read_flags(report_lines: Iterable[str], kernel_ran: bool = True) -> set[str]:
-    """The flags a job's report (JSON lines from the sandbox, the integrity watch and the grader's
-    preprocessors) raises; unreadable lines are skipped. `kernel_ran`: nbgrader got as far as
-    running the notebook, so a kernel that did not report its start was not the sandbox's."""
-    flags, started = set(), False
+@dataclass
+class Report:
+    """What a job's report (JSON lines from the sandbox and the grader's preprocessors) says."""
+    flags: set[str] = field(default_factory=set)   # for the instructor
+    full: list[str] = field(default_factory=list)  # places the notebook filled (the sandbox's names)
+
+
+def read_report(report_lines: Iterable[str], kernel_ran: bool = True) -> Report:
+    """The flags and filled places in a job's report; unreadable lines are skipped. `kernel_ran`:
+    nbgrader got as far as running the notebook, so a kernel that did not report its start was
+    not the sandbox's. Processes are counted by pid, each once, whoever ended them."""
+    report, started, ended = Report(), False, set()
     for kind, detail in _report(report_lines):
-        if kind == "read-outside":
-            flags.add(f"file access: read {detail}")
-        elif kind == "tamper":
-            flags.add(f"tampering: {detail}")
-        elif kind == "outlived":
-            flags.add(f"processes: {detail} left running by the notebook, ended with the job")
+        if kind == "outlived":
+            ended |= {str(pid) for pid in (detail if isinstance(detail, list) else [detail])}
         elif kind == "restored":
-            flags.add(f"edited graded cell: {detail}")
+            report.flags.add(f"edited graded cell: {detail}")
         elif kind == "started":
             started = True
         elif kind == "isolation":
-            flags.add(f"not isolated: {detail}")
+            report.flags.add(f"not isolated: {detail}")
+        elif kind == "storage" and detail not in report.full:
+            report.full.append(str(detail))
+    if ended:
+        count = len(ended)
+        report.flags.add(f"processes: {count} left running by the notebook, ended with the job")
     if kernel_ran and not started:
-        flags.add("not isolated: the kernel did not start through course_utils.grader.sandbox")
-    return flags
+        report.flags.add("not isolated: the kernel did not start through course_utils.grader.sandbox")
+    return report
 
 
-def unverified_cells(report_lines: Iterable[str], executed: Iterable[int]) -> list[int]:
-    """Cells (execution counts) that ran but whose integrity check never reported.
-
-    The last cell that ran is left out: a kernel that died in it (os._exit, a crash) reports
-    nothing, and that costs its author already.
-    """
-    ran = sorted(set(executed))
-    verified = {detail for kind, detail in _report(report_lines) if kind == "verified"}
-    return [count for count in ran[:-1] if count not in verified]
-
-
-def _executed(notebook_json: str) -> list[int]:
-    cells = json.loads(notebook_json).get("cells", [])
-    return [c["execution_count"] for c in cells if c.get("cell_type") == "code" and c.get("execution_count")]
-
-
-def provided_cell_hashes(gradebook: bytes) -> list[str]:
-    """sha256 of the source of every locked cell in a template gradebook (what the course provides)."""
+def gradebook_cells(gradebook: bytes) -> tuple[list[tuple[str, bool]], list[str]]:
+    """Of a template gradebook: (source, is a test) of every locked cell, what the course provides;
+    and the names of its answer cells."""
     import sqlite3
 
     with tempfile.NamedTemporaryFile(suffix=".db") as copy:
         copy.write(gradebook)
         copy.flush()
         with sqlite3.connect(copy.name) as db:
-            rows = db.execute("SELECT source FROM source_cell WHERE locked").fetchall()
-    return sorted({hashlib.sha256((source or "").encode()).hexdigest() for (source,) in rows})
+            # nbgrader's schema, read without nbgrader.api: opening a Gradebook runs alembic (seconds).
+            rows = db.execute("SELECT s.source, EXISTS (SELECT 1 FROM base_cell b JOIN grade_cells g ON g.id = b.id "
+                              "WHERE b.name = s.name AND b.notebook_id = s.notebook_id) "
+                              "FROM source_cell s WHERE s.locked").fetchall()
+            answers = db.execute("SELECT b.name FROM base_cell b JOIN solution_cells c ON c.id = b.id").fetchall()
+    return [(source or "", bool(test)) for source, test in rows], sorted(name for (name,) in answers)
+
+
+def screen_flags(job: GradeJob, notebook_json: str) -> list[str]:
+    """The source screen's findings on the submission, as flags (none without the release to compare with)."""
+    from course_utils.ipynb import reads
+
+    if not job.release:
+        return []
+    try:
+        locked, exercises = gradebook_cells(job.gradebook)
+        ctx = context(reads(job.release.decode()), locked, job.assignment, exercises)
+        return [finding.flag for finding in screen(reads(notebook_json), ctx)]
+    except Exception as error:  # noqa: BLE001  (held for a person rather than lost for the class)
+        return [f"source: not screened ({type(error).__name__}: {error}); please report it"]
 
 
 def _kernel_home(private: Path) -> Path:
-    """The graded kernel's home: private to the job, with matplotlib's font cache copied in.
-
-    Without the copy every kernel would rebuild the cache (seconds) in its empty home.
-    """
+    """The graded kernel's home where it cannot be isolated: private to the job (the sandbox makes its own)."""
     home = private / "home"
-    cache = home / ".cache" / "matplotlib"
-    cache.mkdir(parents=True)
-    source = Path(os.environ.get("MPLCONFIGDIR") or Path.home() / ".cache" / "matplotlib")
-    for font_list in source.glob("fontlist-*.json") if source.is_dir() else []:
-        shutil.copy(font_list, cache / font_list.name)
+    home.mkdir()
     return home
+
+
+_FONTS_BUILT = threading.Lock()
+
+
+def _font_cache() -> str:
+    """matplotlib's font cache, which each kernel copies in (else every kernel rebuilds it: seconds).
+
+    A kernel cannot write back to the grader's cache, so where the grader's account has none yet
+    (a fresh account on a hub) it is built here, once.
+    """
+    folder = Path(os.environ.get("MPLCONFIGDIR") or Path.home() / ".cache" / "matplotlib")
+    with _FONTS_BUILT:
+        if not list(folder.glob("fontlist-*.json")):
+            subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], capture_output=True,
+                           timeout=300, env=tool_environment())
+    return str(folder)
 
 
 def run_job(job: GradeJob) -> GradeRecord:
@@ -188,26 +225,30 @@ def _run_job_once(job: GradeJob) -> GradeRecord:
     except Exception as error:  # noqa: BLE001
         record.detail = f"could not read the submission ({type(error).__name__}: {error})"
         return record
-    record.flags = list(prepared.flags)
+    record.flags = list(prepared.flags) + screen_flags(job, prepared.notebook_json)
     if job.work_dir:
         Path(job.work_dir).mkdir(parents=True, exist_ok=True)
     private = Path(tempfile.mkdtemp(prefix=f"{job.student}-{job.assignment}-", dir=job.work_dir))
+    # The kernel's Unix sockets: a path of their own, short (a socket's path has at most 107 bytes).
+    sockets = tempfile.mkdtemp(prefix="ag-")
     try:
         os.chmod(private, 0o700)
-        _run_in(private, job, prepared.notebook_json, prepared.notes, record)
+        _run_in(private, sockets, job, prepared.notebook_json, prepared.notes, record)
     except Exception as error:  # noqa: BLE001  (one job's surprise must not stop the class)
         record.status = "error"
         record.detail = f"internal grading error ({type(error).__name__}: {error}); please report it"
     finally:
         shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(sockets, ignore_errors=True)
         record.seconds = time.perf_counter() - start
     return record
 
 
-def _run_in(private: Path, job: GradeJob, notebook_json: str, notes: list[str], record: GradeRecord) -> None:
+def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, notes: list[str],
+            record: GradeRecord) -> None:
     aid, student = job.assignment, job.student
-    (private / "nbgrader_config.py").write_text(
-        job.config + RELOCATED_CONFIG + JOB_CONFIG.format(cell_timeout=job.limits.cell_seconds))
+    (private / "nbgrader_config.py").write_text(job.config + RELOCATED_CONFIG + JOB_CONFIG.format(
+        cell_timeout=job.limits.cell_seconds, sockets=os.path.join(sockets, "kernel")))
     (private / "gradebook.db").write_bytes(job.gradebook)
     coursedir = load_coursedir(private)
     submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, aid)) / f"{aid}.ipynb"
@@ -220,9 +261,12 @@ def _run_in(private: Path, job: GradeJob, notebook_json: str, notes: list[str], 
         "JUPYTER_PATH": str(private / "jupyter"),
         "COURSE_SANDBOX_REPORT": str(report),
         "COURSE_SANDBOX_HOME": str(_kernel_home(private)),
-        "COURSE_SANDBOX_CELLS": json.dumps(provided_cell_hashes(job.gradebook)),
+        "COURSE_SANDBOX_FONTS": _font_cache(),
         "COURSE_SANDBOX_MEMORY_BYTES": str(job.limits.memory_bytes),
         "COURSE_SANDBOX_CPU_SECONDS": str(job.limits.job_seconds),
+        "COURSE_SANDBOX_FOLDER_BYTES": str(job.limits.folder_bytes),
+        "COURSE_SANDBOX_TMP_BYTES": str(job.limits.tmp_bytes),
+        "COURSE_SANDBOX_SHM_BYTES": str(job.limits.shm_bytes),
     })
     if job.limits.threads:
         # N kernels at once that each spread over every core fight over them; torch (and
@@ -232,28 +276,24 @@ def _run_in(private: Path, job: GradeJob, notebook_json: str, notes: list[str], 
                     timeout=job.limits.job_seconds)
     log = result.log
     record.log = log[-5000:]
-    lines = report.read_text().splitlines() if report.is_file() else []
-    record.flags = sorted(set(record.flags) | read_flags(lines, kernel_ran=result.ok))
+    found = read_report(report.read_text().splitlines() if report.is_file() else [], kernel_ran=result.ok)
+    record.flags = sorted(set(record.flags) | found.flags)
+    storage = [job.limits.storage(place) for place in found.full]
     if result.timed_out:
-        record.detail = (f"grading took longer than {job.limits.job_seconds} s and was stopped "
-                         "(an endless loop, or very slow code?)")
+        record.detail = "; ".join([f"grading took longer than {job.limits.job_seconds} s and was stopped "
+                                   "(an endless loop, or very slow code?)", *storage])
         return
     graded = Path(coursedir.format_path(coursedir.autograded_directory, student, aid)) / f"{aid}.ipynb"
     scores = read_auto_grades(coursedir.db_url, coursedir.course_id, aid, student)
     if not result.ok or scores is None or not graded.is_file():
-        record.detail = explain_failure(log)
+        record.detail = "; ".join([explain_failure(log), *storage])
         return
     record.status = "graded"
     record.autograded = graded.read_text()
-    skipped = unverified_cells(lines, _executed(record.autograded))
-    if skipped:
-        record.flags.append(f"tampering: the integrity checks stopped reporting from cell [{skipped[0]}] on "
-                            "(switched off?)")
     record.score, record.max_score, record.cells = scores.score, scores.max_score, scores.cells
     record.manual, record.comments = scores.manual, scores.comments
     failed = sorted(name for name, (got, most) in record.cells.items() if got < most and name not in scores.manual)
     record.detail = ("failed: " + ", ".join(failed)) if failed else "all tests passed"
     if scores.manual:
         record.detail += "; for a grader to mark: " + ", ".join(scores.manual)
-    if notes:
-        record.detail += "; " + "; ".join(notes)
+    record.detail = "; ".join([record.detail, *notes, *storage])

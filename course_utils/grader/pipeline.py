@@ -62,11 +62,19 @@ def require_driver(db_url: str) -> None:
                               "pip install -e \".[grader]\" (or pip install 'attention-graded[grader]').") from error
 
 
-def template_gradebook(course: Course, aid: str, folder: Path) -> bytes:
-    """An SQLite gradebook holding just `aid` (its cells and points), as bytes for the jobs to carry."""
+@dataclass(frozen=True)
+class Template:
+    """What every job of one assignment carries: its gradebook (cells, points, hidden tests) and release."""
+    gradebook: bytes   # an SQLite gradebook holding just this assignment
+    release: bytes     # the released notebook, which the source screen compares submissions with
+
+
+def template(course: Course, aid: str, folder: Path) -> Template:
+    """The gradebook and release of `aid`, made by nbgrader's generate_assignment, as bytes for the jobs."""
     scratch = make_scratch_root(course, folder / aid, [aid])
     generate(scratch, aid, release_dir=folder / aid / "release")
-    return (scratch.root / "gradebook.db").read_bytes()
+    return Template((scratch.root / "gradebook.db").read_bytes(),
+                    (folder / aid / "release" / aid / f"{aid}.ipynb").read_bytes())
 
 
 # The files nbgrader's exchange puts beside a submitted notebook (`nbgrader submit` writes them,
@@ -150,7 +158,7 @@ def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, sc
     for aid in ids:  # the real gradebook learns each assignment (its cells and points)
         with tempfile.TemporaryDirectory(prefix="course-release-") as tmp:
             generate(course, aid, release_dir=tmp, db_url=db_url)
-        templates[aid] = template_gradebook(course, aid, jobs_dir / "templates")
+        templates[aid] = template(course, aid, jobs_dir / "templates")
     config = course.config_file.read_text()
     everyone = sorted(set(submitted) | set(gradebook.roster(db_url, course.course_id))) if not students \
         else sorted(set(students))
@@ -179,7 +187,9 @@ def autograde(course: Course, ids: list[str] | None = None, workers: int = 1, sc
 
     def jobs() -> Iterator[GradeJob]:  # made as workers free up: the bytes of a few submissions at a time
         for sub in todo:
-            yield GradeJob(sub.aid, sub.student, sub.path.read_bytes(), templates[sub.aid], config, limits, work_dir)
+            made = templates[sub.aid]
+            yield GradeJob(sub.aid, sub.student, sub.path.read_bytes(), made.gradebook, config, limits, work_dir,
+                           made.release)
 
     if scheduler is not None:
         results = schedulers.run_dask(jobs(), workers, scheduler)

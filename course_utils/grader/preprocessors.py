@@ -13,6 +13,7 @@ from nbformat import NotebookNode
 from nbgrader import utils
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import (
+    ClearHiddenTests,
     DeduplicateIds,
     LimitOutput,
     NbGraderPreprocessor,
@@ -55,8 +56,10 @@ class RestoreGradedCells(NbGraderPreprocessor):
     test cell is simply not run. Here, before OverwriteCells, each cell known to the
     gradebook gets back its flags (grade, solution, locked, task) and points, a cell
     claiming an id the assignment does not have becomes an ordinary cell, and a locked cell
-    that is missing is put back after the cell before it in the assignment. Each repair is
-    reported, so the edit is flagged and the notebook is still graded.
+    that is missing is put back after the cell before it in the assignment, and a locked cell
+    whose source differs from the release's gets the gradebook's source back (which OverwriteCells
+    would do too, without a word). Each repair is reported, so the edit is flagged and the
+    notebook is still graded.
     """
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict) -> tuple[NotebookNode, ResourcesDict]:
@@ -68,6 +71,7 @@ class RestoreGradedCells(NbGraderPreprocessor):
             solutions = {c.name for c in notebook.solution_cells}
             tasks = {c.name for c in notebook.task_cells}
         known = {name: locked for name, _, locked, _ in sources}
+        sources_by_name = {name: source for name, _, _, source in sources}
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader")
             if not meta:
@@ -83,6 +87,10 @@ class RestoreGradedCells(NbGraderPreprocessor):
             changed = [flag for flag, value in expected.items() if bool(meta.get(flag, False)) != value]
             if grade_id in points and float(meta.get("points", -1) or 0) != points[grade_id]:
                 changed.append("points")
+            original = sources_by_name[grade_id]
+            if known[grade_id] and _normalised(cell.source) not in (_released(original, self), _normalised(original)):
+                changed.append("source")
+                cell.source = original  # as OverwriteCells, next, would: the tests the assignment has
             if changed:
                 meta.update(expected)
                 if grade_id in points:
@@ -107,6 +115,18 @@ class RestoreGradedCells(NbGraderPreprocessor):
             after = max((i for i, grade_id in enumerate(present) if grade_id in earlier), default=-1)
             nb.cells.insert(after + 1, new)
             record("restored", f"{name}: deleted, put back")
+
+
+def _normalised(source: str) -> str:
+    return "\n".join(line.rstrip() for line in (source or "").strip().splitlines())
+
+
+def _released(source: str, parent: NbGraderPreprocessor) -> str:
+    """A locked cell's source as the release has it: the gradebook's, hidden tests taken out."""
+    cell = nbformat.v4.new_code_cell(source or "")
+    cell.metadata["nbgrader"] = {"grade": True}  # ClearHiddenTests insists that hidden tests sit in grade cells
+    ClearHiddenTests(parent=parent).preprocess_cell(cell, ResourcesDict(), 0)
+    return _normalised(cell.source)
 
 
 class LimitOutputSize(LimitOutput):
@@ -147,12 +167,16 @@ def _swapped(config: Config, trait: str, swaps: dict[type, type]) -> list:
     return [swaps.get(pp, pp) for pp in current]
 
 
-def configure_autograde(config: Config, cell_timeout: int, max_lines: int = 200, max_traceback: int = 40,
-                        max_chars: int = 20_000) -> Config:
-    """Set up `config` (a job's `c`) for grading: time limit per cell, repairs, output limits."""
+def configure_autograde(config: Config, cell_timeout: int, sockets: str = "", max_lines: int = 200,
+                        max_traceback: int = 40, max_chars: int = 20_000) -> Config:
+    """Set up `config` (a job's `c`) for grading: time limit per cell, repairs, output limits, and
+    the kernel reached over Unix sockets at `sockets`-N (the sandboxed kernel has no network)."""
     config.Execute.timeout = cell_timeout
+    if sockets:
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = sockets
     # nbclient's 60 s to start a kernel is not the student's time: on a loaded machine a graded
-    # kernel (sandbox, isolation, integrity watch) can take longer. The job's own limit still holds.
+    # kernel (sandbox, isolation) can take longer. The job's own limit still holds.
     config.Execute.startup_timeout = max(120, cell_timeout)
     config.Execute.kernel_name = "python3"
     sanitize = _swapped(config, "sanitize_preprocessors", {DeduplicateIds: KeepFirstGradeId})

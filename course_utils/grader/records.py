@@ -14,9 +14,13 @@ STATUSES: tuple[Status, ...] = ("graded", "error", "missing")
 # grades.csv, one row per record; also what the journal keeps of each. `score` counts every
 # point the tests (and any grader, in the formgrader) gave, before the late penalty, as
 # nbgrader's `raw_score`; `late_submission_penalty` is nbgrader's, and `timestamp` the time the
-# exchange stamped on the submission (UTC, "" when it came without one).
+# exchange stamped on the submission (UTC, "" when it came without one). `held` is "yes" where the flags
+# hold the grade for the instructor (see HOLDING).
 CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "late_submission_penalty", "timestamp",
-               "status", "detail", "flags"]
+               "status", "detail", "held", "flags"]
+# Flags that hold a grade for the instructor: evidence about what the student did, not about the
+# machine (not isolated) or a repair that costs nothing (a copied cell, a misnamed file).
+HOLDING = ("source:", "edited graded cell:", "processes:")
 
 
 @dataclass
@@ -42,7 +46,12 @@ class GradeRecord:
         return {"student_id": self.student_id, "assignment": self.assignment, "score": self.score,
                 "max_score": self.max_score, "late_submission_penalty": self.late_submission_penalty,
                 "timestamp": self.timestamp, "status": self.status, "detail": self.detail,
-                "flags": list(self.flags)}
+                "held": "yes" if self.held else "", "flags": list(self.flags)}
+
+    @property
+    def held(self) -> bool:
+        """Graded, but held for the instructor: a flag says what to look at (the formgrader lists it)."""
+        return self.status == "graded" and any(flag.startswith(HOLDING) for flag in self.flags)
 
     @classmethod
     def from_summary(cls, summary: dict) -> GradeRecord:
@@ -83,6 +92,7 @@ def records_table(records: list[GradeRecord], width: int = 60) -> str:
     def short(text: str) -> str:
         return text if len(text) <= width else text[:width - 1] + "…"
 
-    return tabulate([(r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, short(r.detail),
-                      short("; ".join(r.flags))) for r in records],
+    return tabulate([(r.student_id, r.assignment, f"{r.score:g}", f"{r.max_score:g}",
+                      r.status + (", held" if r.held else ""), short(r.detail), short("; ".join(r.flags)))
+                     for r in records],
                     headers=["student", "assignment", "score", "max", "status", "detail", "flags"])

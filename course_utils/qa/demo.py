@@ -85,6 +85,9 @@ def demo(course: Course) -> bool:
     rows = autograde(scratch, workers=min(2, available_cores()))
     print(score_table(rows, ids))
     print(f"      grades: {(scratch.root / 'reports' / 'grades.csv').relative_to(course.root)}")
+    unisolated = sorted({f for row in rows for f in row.flags if f.startswith("not isolated")})
+    print("      every kernel ran isolated (bubblewrap: no network, no course files, limits)" if not unisolated
+          else f"      {unisolated[0]}")
     ok &= _as_expected(rows, mistakes)
 
     minutes = (time.perf_counter() - started) / 60

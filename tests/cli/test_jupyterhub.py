@@ -17,10 +17,10 @@ any browser console error, page error or HTTP 5xx fails the test.
 
 It needs root (to create accounts and to let the hub start servers as them) on Linux.
 """
+import csv
 import os
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from accounts import ACCOUNT_PATH, add_account, as_account, opened_for_everyone, remove_accounts, undo
 from conftest import COURSE, ROOT
 from course_utils import ipynb
 from course_utils.cli.lab import course_server_options, write_app_settings
@@ -45,8 +46,6 @@ INSTRUCTOR, STUDENTS = "ag-instructor", ("ag-ana", "ag-ben")
 PASSWORD = "attention-graded-test"  # DummyAuthenticator's shared password: accounts are the test's own
 PROXY = ROOT / "build" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
 FEEDBACK_MATHJAX = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/"  # nbconvert's default, in nbgrader's page
-# PATH of the accounts' processes (servers and commands): this environment first, then the system's.
-ACCOUNT_PATH = os.pathsep.join([os.path.dirname(sys.executable), "/usr/bin", "/bin"])
 PROXY_INSTALL = "npm install --no-save --prefix build/node configurable-http-proxy@4.6.3"
 
 HUB_CONFIG = '''
@@ -89,43 +88,13 @@ def _require_a_hub_machine():
         pytest.fail("the JupyterHub test needs " + "; ".join(problems))
 
 
-def _opened_for_everyone(paths):
-    """Let other accounts traverse the folders above `paths` (this Python may live under /root).
-
-    Returns what to undo: (folder, mode before) for each folder that was changed.
-    """
-    changed = []
-    for path in paths:
-        for folder in Path(path).resolve().parents:
-            mode = folder.stat().st_mode
-            if not mode & stat.S_IXOTH:
-                os.chmod(folder, mode | stat.S_IXOTH)
-                changed.append((folder, mode))
-    return changed
-
-
-def _add_account(name):
-    subprocess.run(["userdel", "-r", name], capture_output=True)  # left by an interrupted run
-    subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True, capture_output=True)
-    return Path(f"/home/{name}")
-
-
-def _as(user, *command, cwd):
-    """Run a command as `user` (a login-like environment: their HOME, this venv first on PATH)."""
-    env = {"HOME": f"/home/{user}", "USER": user, "LOGNAME": user, "LANG": "C.UTF-8",
-           "PATH": ACCOUNT_PATH}
-    runuser = shutil.which("runuser") or "/usr/sbin/runuser"
-    return subprocess.run([runuser, "-u", user, "--", *command], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=600)
-
-
 @pytest.fixture(scope="module")
 def hub():
     _require_a_hub_machine()
     work = Path(tempfile.mkdtemp(prefix="course-hub-"))
     os.chmod(work, 0o755)
-    undo = _opened_for_everyone([sys.executable, ROOT / ".venv", ROOT])
-    homes = {name: _add_account(name) for name in (INSTRUCTOR, *STUDENTS)}
+    opened = opened_for_everyone([sys.executable, ROOT / ".venv", ROOT])
+    homes = {name: add_account(name) for name in (INSTRUCTOR, *STUDENTS)}
     process = None
     try:
         exchange = work / "exchange"
@@ -175,13 +144,8 @@ def hub():
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
-        for name in (INSTRUCTOR, *STUDENTS):
-            subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
-        time.sleep(0.5)
-        for name in (INSTRUCTOR, *STUDENTS):
-            subprocess.run(["userdel", "-r", name], capture_output=True)
-        for folder, mode in reversed(undo):
-            os.chmod(folder, mode)
+        remove_accounts(INSTRUCTOR, *STUDENTS)
+        undo(opened)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -311,8 +275,12 @@ def test_a_term_on_jupyterhub_from_release_to_feedback(hub, tmp_path):
             instructor.press_in_formgrader("collect", "collected")
             home = hub["homes"][INSTRUCTOR]
             for command in (["autograde", AID], ["feedback", AID]):
-                done = _as(INSTRUCTOR, sys.executable, "-m", "course_utils", *command, cwd=home)
+                done = as_account(INSTRUCTOR, sys.executable, "-m", "course_utils", *command, cwd=home)
                 assert done.returncode == 0, f"course {' '.join(command)}:\n{done.stdout}\n{done.stderr}"
+            with (home / "reports" / "grades.csv").open() as handle:
+                rows = list(csv.DictReader(handle))
+            assert rows and not any("not isolated" in row["flags"] for row in rows), \
+                f"the instructor's own account grades in the sandbox: {[row['flags'] for row in rows]}"
             instructor.formgrader(f"manage_submissions/{AID}")
             instructor.page.locator("td", has_text="ag-ben").first.wait_for()
             page_text = instructor.page.inner_text("body")

@@ -63,15 +63,33 @@ def test_canvas_csv_has_every_student_every_assignment_and_the_points(tmp_path):
     assert by_login["ben"][0] == "ben" and by_login["ben"][-2:] == ["2.5", "0"], "late penalty; nothing handed in"
 
 
+def test_a_held_submission_is_left_empty_until_someone_unflags_it(tmp_path):
+    url = _gradebook(tmp_path)
+    with opened(url, "attention-graded") as gb:
+        gb.find_submission("01_a", "ana").notebooks[0].flagged = True  # as `course autograde` holds one
+        gb.db.commit()
+        CanvasExportPlugin(to=str(tmp_path / "held.csv")).export(gb)
+        gb.find_submission("01_a", "ana").notebooks[0].flagged = False  # a person looked, and unflagged it
+        gb.db.commit()
+        CanvasExportPlugin(to=str(tmp_path / "released.csv")).export(gb)
+    held = {row[3]: row for row in _read(tmp_path / "held.csv")[2:]}
+    released = {row[3]: row for row in _read(tmp_path / "released.csv")[2:]}
+    assert held["ana"][-2:] == ["", "5"] and released["ana"][-2:] == ["3", "5"]
+
+
 @pytest.mark.slow
 def test_course_export_runs_nbgraders_exporter_with_the_plugin(tmp_path):
     (tmp_path / "solutions").mkdir()
     (tmp_path / "nbgrader_config.py").write_text(
         'c = get_config()\nc.CourseDirectory.course_id = "attention-graded"\n'
         f'c.CourseDirectory.db_url = "sqlite:///{tmp_path / "gradebook.db"}"\n')
-    _gradebook(tmp_path)
+    url = _gradebook(tmp_path)
+    with opened(url, "attention-graded") as gb:
+        gb.find_submission("01_a", "ben").notebooks[0].flagged = True
+        gb.db.commit()
     done = run_course("export", "--student", "ben", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "Held for review, left empty: ben, 01_a" in done.stdout, "the instructor is told what was left out"
     header, _, *rows = _read(tmp_path / "reports" / "canvas.csv")
     assert [row[3] for row in rows] == ["ben"] and header[-2:] == ["01_a", "02_b"]
     nbgrader_csv = run_course("export", "--format", "nbgrader", cwd=tmp_path)

@@ -49,7 +49,8 @@ def _rows(root):
         return {row["student_id"]: row for row in csv.DictReader(handle)}
 
 
-WRONG = next(e for e in load(COURSE, AID) if e.kind == "wrong" and e.grade_id == "softmax")
+# A learner's mistake, not a forbidden shortcut (which the source screen flags).
+WRONG = next(e for e in load(COURSE, AID) if e.kind == "wrong" and e.grade_id == "softmax" and "calls" not in e.name)
 
 
 def honest_students():
@@ -201,21 +202,20 @@ def test_monkeypatching_and_lying_tensors_score_nothing_silently(hostile_class):
     rows, _ = hostile_class
     patched = rows["h_patches_allclose"]
     assert patched["score"] == rows["a_wrong"]["score"], "patching torch must not rescue a wrong answer"
-    assert "tampering: torch.allclose replaced" in patched["flags"]
+    assert "writes to torch.allclose" in patched["flags"] and patched["held"] == "yes"
     liar = rows["h_lying_subclass"]
-    assert float(liar["score"]) < float(liar["max_score"]) and "tensor subclass" in liar["flags"]
+    assert float(liar["score"]) < float(liar["max_score"]) and "subclasses a tensor" in liar["flags"]
 
 
 @pytest.mark.slow
 def test_reading_solutions_or_other_students_is_blocked_and_flagged(hostile_class):
     rows, scratch = hostile_class
     row = rows["i_reads_solutions"]
-    assert row["status"] == "graded" and "file access" in row["flags"]
+    assert row["status"] == "graded" and "imports glob" in row["flags"] and "uses open" in row["flags"]
     graded = ipynb.read(scratch.root / "autograded" / "i_reads_solutions" / AID / f"{AID}.ipynb")
     printed = "".join(o.get("text", "") for c in graded.cells if ipynb.nbgrader_meta(c).get("grade_id") == "softmax"
                       for o in c.get("outputs", []))
-    if os.geteuid() == 0:  # isolation needs mount namespaces; as another user the flag is what remains
-        assert printed.strip().endswith("0 0"), f"the student saw files: {printed[-200:]}"
+    assert printed.strip().endswith("0 0"), f"the student saw files: {printed[-200:]}"
 
 
 @pytest.mark.slow

@@ -1,45 +1,53 @@
-"""Grades that hold against a hostile class: each attack is a submission graded by `course autograde`.
+"""Grades that hold against a hostile class, graded by `course autograde` as root and as an ordinary account.
 
-Every attacker hands in a wrong answer to notebook 01's `softmax` plus one way of getting
-full marks for it anyway; honest students with unusual ids hand in right and wrong answers.
-The class is graded once (module fixture); each test checks one kind of attack: either the
-attack fails (the wrong answer loses points) or the row's flags name what it changed, and
-honest students keep their grades with no flag.
+Most instructors grade from their own account on a hub; CI grades as root. The same class is
+graded both ways (module fixture, one run per grader). Attackers hand in a wrong answer to notebook
+01's `softmax` plus one way of getting full marks for it anyway, or of reaching past their job
+(the network, the machine's /dev, the course's files, other processes, disk); honest students with
+unusual ids or unusual code hand in right and wrong answers. For both graders: every kernel is
+isolated, a loopback listener outside the sandbox hears nothing, /dev is private, limits reached
+cost only their author, no process outlives its job, and every attack either fails or is flagged
+and held for the instructor.
 """
 import copy
 import csv
 import os
-import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
+import nbformat
 import pytest
 
-from conftest import COURSE, run_course
+from accounts import add_account, as_account, give, opened_for_everyone, remove_accounts, require_root, undo
+from conftest import COURSE, ROOT, run_course
+from hostile import LoopbackListener, leftover_processes
 from course_utils import ipynb
+from course_utils.grader.gradebook import opened
 from course_utils.qa import submissions as S
 from course_utils.qa.catalogue import load
 from course_utils.qa.sample_class import write_class
 
 AID = "01_queries_keys_values"
-WRONG = next(e for e in load(COURSE, AID) if e.kind == "wrong" and e.grade_id == "softmax").path.read_text()
+WRONG = next(e for e in load(COURSE, AID) if e.kind == "wrong" and e.grade_id == "softmax"
+             and "calls" not in e.name).path.read_text()
 MARKER = "course-security-test-leftover"
+ACCOUNT = "ag-grader"
+SECRET = "the-instructors-hub-token"
+LIMITS = ["--cell-timeout", "60", "--timeout", "240", "--folder-mb", "24", "--tmp-mb", "24", "--shm-mb", "8"]
 
-# Looks for other students' graded notebooks or the solutions in every folder above the
-# working directory, and takes the first `softmax` it finds.
+# Looks for the solutions, the gradebook and other students' notebooks in every folder above its own.
 STEAL = '''
 import glob, json, os
 def _steal():
     here = os.path.abspath(".")
     while True:
         for pattern in ("autograded/*/*/*.ipynb", "*/autograded/*/*/*.ipynb", "solutions/*/*.ipynb",
-                        "submitted/*/*/*.ipynb", "*/*/autograded/*/*/*.ipynb"):
+                        "submitted/*/*/*.ipynb", "*/*/autograded/*/*/*.ipynb", "gradebook.db", "*/gradebook.db"):
             for path in glob.glob(os.path.join(here, pattern)):
                 try:
                     cells = json.load(open(path))["cells"]
                 except (OSError, ValueError, KeyError):
-                    continue
+                    return path, "found"
                 for cell in cells:
                     source = "".join(cell.get("source", ""))
                     if source.lstrip().startswith("def softmax") and "NotImplementedError" not in source:
@@ -48,7 +56,7 @@ def _steal():
             return None, None
         here = os.path.dirname(here)
 _found, _source = _steal()
-if _source:
+if _source and _source != "found":
     exec(_source.replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""))
 print("stolen from", _found)
 '''
@@ -64,73 +72,112 @@ if os.fork() == 0:          # a classic daemon: fork, new session, fork again
     os._exit(0)
 '''
 
-PAYLOADS = {
-    "b_steals_graded_notebooks": STEAL,
-    "c_ipython_input_transformer": "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])",
-    "c_ipython_ast_transformer": textwrap.dedent('''
-        import ast
-        class _Empty(ast.NodeTransformer):
-            def visit_Module(self, node):
-                return ast.Module(body=[], type_ignores=[])
-        get_ipython().ast_transformers.append(_Empty())'''),
-    "c_swallows_assertions": "get_ipython().set_custom_exc((Exception,), lambda *args, **kwargs: None)",
-    "c_trace_function": textwrap.dedent('''
-        import sys
-        def _quiet(frame, event, arg):
-            return None
-        sys.settrace(_quiet)'''),
-    "d_replaces_check_helpers": textwrap.dedent('''
-        import course_utils.notebook.checks as _c
-        for _name in dir(_c):
-            if _name.startswith("expect"):
-                setattr(_c, _name, lambda *args, **kwargs: None)'''),
-    "d_rebinds_checks": textwrap.dedent('''
-        class _Yes:
-            def __getattr__(self, name):
-                return lambda *args, **kwargs: True
-        checks = _Yes()'''),
-    "d_patches_while_graded": textwrap.dedent('''
-        _wrong_softmax = softmax
-        def softmax(x, dim=-1):
-            torch.allclose = lambda *args, **kwargs: True
-            return _wrong_softmax(x, dim=dim)'''),
-    "d_patches_the_kernel": textwrap.dedent('''
-        _kernel = get_ipython().kernel
-        _original = _kernel.do_execute
-        def _do_execute(code, *args, **kwargs):
-            return _original("pass" if "checks." in code else code, *args, **kwargs)
-        _kernel.do_execute = _do_execute'''),
-    "e_switches_the_watch_off": "get_ipython().events.callbacks['post_run_cell'].clear()",
-    "f_leaves_processes": LEAVE_PROCESSES,
-}
+DEVICES = f'''
+import os
+print("devices", sorted(os.listdir("/dev")))
+try:
+    open("/dev/{MARKER}", "w").write("planted")
+    print("planted")
+except OSError as error:
+    print("not planted:", error.strerror)
+'''
+
+WHO = '''
+import os
+print("who", os.getuid(), [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0],
+      os.environ.get("COURSE_TEST_SECRET"))
+'''
+
+FILL = '''
+for place in (".", "/tmp", "/dev/shm"):
+    try:
+        with open(place + "/filler", "wb") as handle:
+            for _ in range(64):
+                handle.write(b"x" * 2**20)
+    except OSError as error:
+        print(place, error.strerror)
+'''
+
+HONEST_BUT_UNUSUAL = '''
+import sys
+import warnings
+
+class Probe(nn.Module):
+    """A helper class of the student's own."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, x):
+        return torch.einsum("...ij,...jk->...ik", softmax(self.proj(x)), x)
+
+torch.set_num_threads(1)
+for step in range(300):
+    print("step", step, Probe(4)(torch.randn(2, 3, 4)).shape)
+print("shapes look right", file=sys.stderr)
+warnings.warn("just checking")
+'''
+
+
+def _network(port):
+    return f'''
+import socket
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=3).sendall(b"the hidden tests")
+    print("sent")
+except OSError as error:
+    print("no network:", error)
+'''
 
 
 def _attack(payload):
     return lambda r, s: S.with_answers(r, s, {"softmax": WRONG + "\n" + payload})
 
 
-def _edited_metadata(r, s):
-    nb = S.with_answers(r, s, {"softmax": WRONG})
-    for cell in nb.cells:
-        meta = ipynb.nbgrader_meta(cell)
-        if meta.get("grade_id", "").endswith("_softmax"):
-            meta.update(grade=False, points=0, solution=True, locked=False)
-    return nb
+def _perfect_and(payload):
+    def make(r, s):
+        nb = S.perfect(r, s)
+        ipynb.answer_cells(nb)["softmax"].source += "\n" + payload
+        return nb
+    return make
 
 
-def _deleted_tests(r, s):
-    nb = S.with_answers(r, s, {"softmax": WRONG})
-    nb.cells = [c for c in nb.cells if not ipynb.nbgrader_meta(c).get("grade_id", "").endswith("_softmax")]
-    return nb
+def _added_cell(code):
+    def make(r, s):
+        nb = S.perfect(r, s)
+        at = next(i for i, c in enumerate(nb.cells) if ipynb.nbgrader_meta(c).get("grade_id") == "hidden_softmax")
+        nb.cells.insert(at + 1, nbformat.v4.new_code_cell(code))
+        return nb
+    return make
 
 
-def _renamed_tests(r, s):
-    nb = S.with_answers(r, s, {"softmax": WRONG})
-    for cell in nb.cells:
-        meta = ipynb.nbgrader_meta(cell)
-        if meta.get("grade_id", "").endswith("_softmax"):
-            meta["grade_id"] = "my_" + meta["grade_id"]
-    return nb
+def _edited_tests(edit):
+    def make(r, s):
+        nb = S.with_answers(r, s, {"softmax": WRONG})
+        for cell in nb.cells:
+            meta = ipynb.nbgrader_meta(cell)
+            if meta.get("grade_id", "").endswith("_softmax"):
+                edit(cell, meta)
+        nb.cells = [c for c in nb.cells if not c.get("deleted")]
+        return nb
+    return make
+
+
+def _replace_source(cell, meta):
+    cell.source = "pass  # " + meta["grade_id"]
+
+
+def _demote(cell, meta):
+    meta.update(grade=False, points=0, solution=True, locked=False)
+
+
+def _delete(cell, meta):
+    cell["deleted"] = True
+
+
+def _rename(cell, meta):
+    meta["grade_id"] = "my_" + meta["grade_id"]
 
 
 HONEST = {
@@ -138,105 +185,176 @@ HONEST = {
     "ana maría": lambda r, s: S.perfect(r, s),
     "学生": lambda r, s: S.perfect(r, s),
     "o'brien": lambda r, s: S.with_answers(r, s, {"softmax": WRONG}),
+    "a_honest_but_unusual": _added_cell(HONEST_BUT_UNUSUAL),
 }
-STUDENTS = {**HONEST, **{name: _attack(code) for name, code in PAYLOADS.items()},
-            "g_edited_test_metadata": _edited_metadata, "g_deleted_test_cells": _deleted_tests,
-            "g_renamed_test_cells": _renamed_tests}
+ATTACKS = {
+    "b_steals": _attack(STEAL),
+    "c_network": None,  # made with the listener's port
+    "d_devices": _perfect_and(DEVICES),
+    "e_leaves_processes": _attack(LEAVE_PROCESSES),
+    "f_fills_everything": _perfect_and(FILL),
+    "g_who_am_i": _perfect_and(WHO),
+    "h_patches_while_graded": _attack(textwrap.dedent('''
+        _wrong = softmax
+        def softmax(x, dim=-1):
+            torch.allclose = lambda *args, **kwargs: True
+            return _wrong(x, dim=dim)''')),
+    "h_ipython_transformer": _attack("get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])"),
+    "i_edited_test_source": _edited_tests(_replace_source),
+    "i_edited_test_metadata": _edited_tests(_demote),
+    "i_deleted_test_cells": _edited_tests(_delete),
+    "i_renamed_test_cells": _edited_tests(_rename),
+}
 
 
-def _leftovers():
-    found = []
-    for pid in os.listdir("/proc"):
-        try:
-            if pid.isdigit() and MARKER.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(int(pid))
-        except OSError:
-            continue
-    return found
-
-
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    scratch = write_class(COURSE, [AID], tmp_path_factory.mktemp("security"), lambda _, release, solution: {
-        name: make(copy.deepcopy(release), solution) for name, make in STUDENTS.items()})
-    result = run_course("autograde", "--workers", "2", "--cell-timeout", "30", "--timeout", "120", cwd=scratch.root)
-    assert result.returncode == 0, result.stdout + result.stderr
-    with (scratch.root / "reports" / "grades.csv").open() as handle:
-        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
-    return rows, scratch, _leftovers()
+@pytest.fixture(scope="module", params=["root", "an ordinary account"])
+def graded(request, tmp_path_factory):
+    """The class graded by `request.param`; its rows, its course root, the listener, what was left running."""
+    require_root("grading as root and as an ordinary account")
+    listener = LoopbackListener()
+    makers = {**HONEST, **ATTACKS, "c_network": _attack(_network(listener.port))}
+    as_root = request.param == "root"
+    where = tmp_path_factory.mktemp("security") if as_root else add_account(ACCOUNT) / "course"
+    opened = [] if as_root else opened_for_everyone([sys.executable, ROOT / ".venv", ROOT])
+    try:
+        scratch = write_class(COURSE, [AID], where, lambda _, release, solution: {
+            name: make(copy.deepcopy(release), solution) for name, make in makers.items()})
+        command = ["autograde", "--workers", "2", *LIMITS]
+        if as_root:
+            result = run_course(*command, cwd=scratch.root, env=dict(os.environ, COURSE_TEST_SECRET=SECRET))
+        else:
+            give(where, ACCOUNT)
+            result = as_account(ACCOUNT, sys.executable, "-m", "course_utils", *command, cwd=scratch.root,
+                                COURSE_TEST_SECRET=SECRET)
+        assert result.returncode == 0, result.stdout + result.stderr
+        with (scratch.root / "reports" / "grades.csv").open() as handle:
+            rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+        yield rows, scratch, listener, leftover_processes(MARKER)
+    finally:
+        if not as_root:
+            remove_accounts(ACCOUNT)
+            undo(opened)
 
 
 def _full(row):
     return row["status"] == "graded" and float(row["score"]) == float(row["max_score"])
 
 
-def _submission_flags(row):
-    return [f for f in row["flags"].split("; ") if f and not f.startswith("not isolated")]
+def _flags(row):
+    return [f for f in row["flags"].split("; ") if f]
+
+
+def _printed(scratch, student, grade_id="softmax"):
+    graded_nb = ipynb.read(scratch.autograded(student, AID))
+    return "".join(o.get("text", "") for c in graded_nb.cells if ipynb.nbgrader_meta(c).get("grade_id") == grade_id
+                   for o in c.get("outputs", []))
 
 
 @pytest.mark.slow
-def test_honest_students_with_unusual_ids_keep_their_grades_and_no_flag(graded):
-    rows, _, _ = graded
-    for name in ("a_perfect", "ana maría", "学生"):
-        assert _full(rows[name]) and not _submission_flags(rows[name]), rows[name]
-    assert not _full(rows["o'brien"]) and not _submission_flags(rows["o'brien"]), rows["o'brien"]
+def test_every_kernel_is_isolated(graded):
+    rows = graded[0]
+    assert not [f for row in rows.values() for f in _flags(row) if f.startswith("not isolated")], \
+        {name: row["flags"] for name, row in rows.items() if "not isolated" in row["flags"]}
 
 
 @pytest.mark.slow
-def test_no_attack_turns_a_wrong_answer_into_unflagged_full_marks(graded):
-    rows, _, _ = graded
-    for name in STUDENTS:
-        if name not in HONEST:
-            row = rows[name]
-            assert not _full(row) or _submission_flags(row), f"{name}: full marks and no flag: {row}"
+def test_honest_students_keep_their_grades_with_no_flag(graded):
+    rows = graded[0]
+    for name in ("a_perfect", "ana maría", "学生", "a_honest_but_unusual"):
+        assert _full(rows[name]) and not _flags(rows[name]) and rows[name]["held"] == "", rows[name]
+    assert not _full(rows["o'brien"]) and not _flags(rows["o'brien"]), rows["o'brien"]
 
 
 @pytest.mark.slow
-def test_graded_notebooks_of_classmates_cannot_be_read(graded):
-    rows, scratch, _ = graded
-    row = rows["b_steals_graded_notebooks"]
-    assert not _full(row), "the thief found a classmate's answer"
-    graded_nb = ipynb.read(scratch.autograded("b_steals_graded_notebooks", AID))
-    printed = "".join(o.get("text", "") for c in graded_nb.cells for o in c.get("outputs", []))
-    if os.geteuid() == 0:  # isolation needs root; elsewhere the flags are what remains
-        assert "stolen from None" in printed, printed[-300:]
-    # The same code, run on this machine without the sandbox, does find the answers.
-    outside = subprocess.run([sys.executable, "-c", STEAL], cwd=scratch.root / "build", capture_output=True,
-                             text=True, timeout=60)
-    assert "stolen from None" not in outside.stdout and ".ipynb" in outside.stdout, outside.stdout + outside.stderr
+def test_no_attack_turns_a_wrong_answer_into_full_marks_without_being_held(graded):
+    rows = graded[0]
+    for name in ATTACKS:
+        row = rows[name]
+        assert row["status"] == "graded", row
+        assert not _full(row) or row["held"] == "yes", f"{name}: full marks and not held: {row}"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, says", [
-    ("c_ipython_input_transformer", "IPython input transformers"),
-    ("c_ipython_ast_transformer", "IPython AST transformers"),
-    ("c_swallows_assertions", "IPython custom exception handlers"),
-    ("c_trace_function", "sys.trace function"),
-    ("d_replaces_check_helpers", "course_utils.notebook.checks.expect"),
-    ("d_rebinds_checks", "notebook name checks"),
-    ("d_patches_while_graded", "torch.allclose"),
-    ("d_patches_the_kernel", "do_execute"),
-    ("e_switches_the_watch_off", "integrity checks stopped reporting"),
+    ("b_steals", "imports glob"),
+    ("c_network", "imports socket"),
+    ("e_leaves_processes", "imports subprocess"),
+    ("h_patches_while_graded", "writes to torch.allclose"),
+    ("h_ipython_transformer", "get_ipython"),
 ])
-def test_tampering_with_what_the_tests_rely_on_is_flagged_by_name(graded, name, says):
+def test_what_the_source_reaches_for_is_flagged_with_its_cell_and_held(graded, name, says):
+    """Through the whole path (tests/grader/test_screen.py proves the screen on many more)."""
     row = graded[0][name]
-    assert row["status"] == "graded", row
-    assert any("tampering" in f and says in f for f in _submission_flags(row)), row["flags"]
+    assert any(f.startswith("source: softmax, line ") and says in f for f in _flags(row)), row["flags"]
+    assert row["held"] == "yes"
 
 
 @pytest.mark.slow
-def test_no_process_outlives_its_job(graded):
-    rows, _, leftovers = graded
+def test_a_held_submission_waits_in_the_formgrader_for_a_person(graded):
+    """nbgrader's own seam: every grade needs manual grading, and the notebook is flagged."""
+    scratch = graded[1]
+    with opened(scratch.db_url, scratch.course_id) as gb:
+        held = {name: all(nb.flagged and all(g.needs_manual_grade for g in nb.grades)
+                          for nb in gb.find_submission(AID, name).notebooks)
+                for name in ("h_patches_while_graded", "b_steals", "a_perfect", "o'brien")}
+    assert held == {"h_patches_while_graded": True, "b_steals": True, "a_perfect": False, "o'brien": False}
+
+
+@pytest.mark.slow
+def test_the_course_and_classmates_cannot_be_read(graded):
+    rows, scratch = graded[0], graded[1]
+    assert "stolen from None" in _printed(scratch, "b_steals"), _printed(scratch, "b_steals")[-300:]
+    assert not _full(rows["b_steals"])
+
+
+@pytest.mark.slow
+def test_a_listener_outside_the_sandbox_hears_nothing(graded):
+    _, scratch, listener, _ = graded
+    assert "no network:" in _printed(scratch, "c_network")
+    assert listener.received == [], "a graded kernel reached the grading machine's loopback"
+
+
+@pytest.mark.slow
+def test_dev_is_private(graded):
+    _, scratch, _, _ = graded
+    printed = _printed(scratch, "d_devices")
+    assert "not planted: Read-only file system" in printed and not os.path.exists(f"/dev/{MARKER}")
+    devices = eval(printed.split("devices ", 1)[1].splitlines()[0])
+    assert not [d for d in devices if d.startswith(("sd", "vd", "nvme", "loop", "dm-", "mem", "kmsg"))], devices
+
+
+@pytest.mark.slow
+def test_the_kernel_is_an_unprivileged_uid_and_gets_none_of_the_graders_environment(graded):
+    printed = _printed(graded[1], "g_who_am_i")
+    assert "who 65534 0000000000000000 None" in printed, printed
+
+
+@pytest.mark.slow
+def test_filled_places_cost_only_their_author_and_say_which_limit(graded):
+    rows, scratch = graded[0], graded[1]
+    row = rows["f_fills_everything"]
+    assert _full(row), "the notebook caught its own errors: its answers still count"
+    for place, option in (("the notebook's folder", "--folder-mb"), ("/tmp", "--tmp-mb"), ("/dev/shm", "--shm-mb")):
+        assert f"filled {place}" in row["detail"] and option in row["detail"], row["detail"]
+    assert "No space left on device" in _printed(scratch, "f_fills_everything")
+
+
+@pytest.mark.slow
+def test_no_process_outlives_its_job_and_each_is_counted_once(graded):
+    rows, leftovers = graded[0], graded[3]
     assert leftovers == [], f"processes started by student code still run after grading: {leftovers}"
-    assert any(f.startswith("processes: ") for f in _submission_flags(rows["f_leaves_processes"])), rows[
-        "f_leaves_processes"]
+    assert "processes: 2 left running by the notebook, ended with the job" in _flags(rows["e_leaves_processes"])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["g_edited_test_metadata", "g_deleted_test_cells", "g_renamed_test_cells"])
-def test_edited_or_deleted_test_cells_are_restored_graded_and_flagged(graded, name):
+@pytest.mark.parametrize("name, says", [
+    ("i_edited_test_source", "test_softmax: source"),
+    ("i_edited_test_metadata", "test_softmax: grade"),
+    ("i_deleted_test_cells", "test_softmax: deleted"),
+    ("i_renamed_test_cells", "'my_test_softmax' is not a cell of this assignment"),
+])
+def test_edited_or_deleted_test_cells_are_restored_graded_and_flagged(graded, name, says):
     row = graded[0][name]
-    assert row["status"] == "graded", row
-    assert not _full(row), f"{name}: the restored tests must still catch the wrong answer"
-    assert any(f.startswith("edited graded cell: ") for f in _submission_flags(row)), row["flags"]
-    assert "traceback" not in row["detail"].lower()
+    assert row["status"] == "graded" and not _full(row), f"{name}: the restored tests must still catch the answer"
+    assert any(f.startswith("edited graded cell: ") and says in f for f in _flags(row)), row["flags"]
+    assert row["held"] == "yes" and "traceback" not in row["detail"].lower()

@@ -7,9 +7,9 @@ import pytest
 
 from conftest import COURSE
 from course_utils.grader import jobs
-from course_utils.grader.jobs import GradeJob, Limits, explain_failure, read_flags, run_job, unverified_cells
+from course_utils.grader.jobs import GradeJob, Limits, explain_failure, gradebook_cells, read_report, run_job
+from course_utils.grader.pipeline import template
 from course_utils.grader.records import GradeRecord
-from course_utils.grader.pipeline import template_gradebook
 from course_utils.qa import submissions
 from course_utils.qa.sample_class import write_class
 
@@ -20,27 +20,41 @@ def _line(kind, detail):
     return json.dumps({"kind": kind, "detail": detail})
 
 
-def test_read_flags_turns_the_sandbox_report_into_flags():
-    flags = read_flags([_line("started", 1), _line("read-outside", "/srv/course/solutions/x"),
-                        _line("tamper", "torch.allclose replaced"), _line("isolation", "no mount namespace"),
-                        _line("outlived", 2), _line("restored", "test_softmax: grade put back"),
-                        _line("verified", 3), "not json", json.dumps({"kind": "odd"}), json.dumps([1])])
-    assert flags == {"file access: read /srv/course/solutions/x", "tampering: torch.allclose replaced",
-                     "not isolated: no mount namespace",
-                     "processes: 2 left running by the notebook, ended with the job",
-                     "edited graded cell: test_softmax: grade put back"}
+def test_read_report_turns_the_sandbox_report_into_flags_and_filled_places():
+    report = read_report([_line("started", 1), _line("isolation", "bubblewrap is not installed"),
+                          _line("outlived", [7, 9]), _line("outlived", [9]), _line("storage", "tmp"),
+                          _line("storage", "tmp"), _line("restored", "test_softmax: source put back"),
+                          "not json", json.dumps({"kind": "odd"}), json.dumps([1])])
+    assert report.flags == {"not isolated: bubblewrap is not installed",
+                            "processes: 2 left running by the notebook, ended with the job",
+                            "edited graded cell: test_softmax: source put back"}
+    assert report.full == ["tmp"]
+
+
+def test_each_left_process_counts_once_whoever_ended_it():
+    """The sandbox's supervisor and nbgrader's own subreaper may both report a process: one process."""
+    report = read_report([_line("started", 1), _line("outlived", [4, 5, 6]), _line("outlived", [6])])
+    assert report.flags == {"processes: 3 left running by the notebook, ended with the job"}
 
 
 def test_a_kernel_that_never_reported_is_flagged_as_not_isolated_only_if_a_kernel_ran():
-    assert read_flags([]) == {"not isolated: the kernel did not start through course_utils.grader.sandbox"}
-    assert read_flags([], kernel_ran=False) == set(), "nbgrader failed before any kernel: nothing to say of one"
+    assert read_report([]).flags == {"not isolated: the kernel did not start through course_utils.grader.sandbox"}
+    assert read_report([], kernel_ran=False).flags == set(), "nbgrader failed before any kernel: nothing to say"
 
 
-def test_cells_that_ran_without_their_integrity_check_are_found():
-    report = [_line("verified", n) for n in (1, 2, 3)]
-    assert unverified_cells(report, [1, 2, 3, 4]) == [], "the last cell may have killed its kernel"
-    assert unverified_cells(report, [1, 2, 3, 4, 5, 6]) == [4, 5]
-    assert unverified_cells([], [1]) == []
+def test_a_filled_place_tells_the_student_its_limit_and_the_option():
+    says = Limits(tmp_bytes=32 << 20).storage("tmp")
+    assert "/tmp" in says and "32 MB" in says and "--tmp-mb" in says
+
+
+def test_locked_and_answer_cells_read_from_a_template_gradebook(tmp_path):
+    made = template(COURSE, AID, tmp_path)
+    cells, answers = gradebook_cells(made.gradebook)
+    assert answers == sorted(["softmax", "dot_product_scores", "soft_lookup", "QKVProjection"])
+    tests = [source for source, is_test in cells if is_test]
+    assert any("BEGIN HIDDEN TESTS" in source for source in tests), "the gradebook holds the hidden tests"
+    assert any("import torch" in source for source, is_test in cells if not is_test), "and the provided cells"
+    assert b'"nbgrader"' in made.release and b"BEGIN HIDDEN TESTS" not in made.release
 
 
 @pytest.mark.parametrize("log, says", [
@@ -92,9 +106,10 @@ def test_a_job_grades_with_the_course_folder_gone(tmp_path):
 
     scratch = write_class(COURSE, [AID], tmp_path / "course",
                           lambda _, release, solution: {"ana": submissions.perfect(release, solution)})
+    made = template(scratch, AID, tmp_path / "templates")
     job = GradeJob(AID, "ana", (scratch.submitted("ana", AID) / f"{AID}.ipynb").read_bytes(),
-                   template_gradebook(scratch, AID, tmp_path / "templates"), scratch.config_file.read_text(),
-                   Limits(cell_seconds=60, job_seconds=300))
+                   made.gradebook, scratch.config_file.read_text(), Limits(cell_seconds=60, job_seconds=300),
+                   release=made.release)
     shutil.move(str(scratch.root), str(tmp_path / "moved away"))
     shutil.rmtree(tmp_path / "templates")
     elsewhere = tmp_path / "worker"
@@ -106,4 +121,5 @@ def test_a_job_grades_with_the_course_folder_gone(tmp_path):
     assert not scratch.root.exists()
     assert all(cwd != str(scratch.root) for cwd in worker_cwd.values())
     assert record.status == "graded" and record.score == record.max_score > 0, record.detail + record.log
+    assert record.flags == [], "isolated, and nothing in the source to look at"
     assert '"nbgrader"' in record.autograded

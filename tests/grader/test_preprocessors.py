@@ -34,8 +34,10 @@ def test_limit_output_size_cuts_long_text_and_keeps_short_text():
 
 
 def test_configure_autograde_swaps_nbgraders_classes_and_keeps_the_rest():
-    config = configure_autograde(Config(), cell_timeout=17)
+    config = configure_autograde(Config(), cell_timeout=17, sockets="/tmp/ag-x/kernel")
     assert config.Execute.timeout == 17
+    assert config.KernelManager.transport == "ipc" and config.KernelManager.ip == "/tmp/ag-x/kernel", \
+        "the sandboxed kernel has no network: Unix sockets"
     sanitize, autograde = config.Autograde.sanitize_preprocessors, config.Autograde.autograde_preprocessors
     assert KeepFirstGradeId in sanitize and DeduplicateIds not in sanitize
     assert sanitize[0] is ClearOutput and OverwriteCells in sanitize and CheckCellMetadata in sanitize
@@ -57,7 +59,7 @@ def test_configure_autograde_keeps_a_course_configured_list():
     assert LimitOutputSize in config.Autograde.autograde_preprocessors
 
 
-def _gradebook(tmp_path):
+def _gradebook(tmp_path, hidden=False):
     from nbgrader.api import Gradebook
 
     url = f"sqlite:///{tmp_path / 'gradebook.db'}"
@@ -69,6 +71,11 @@ def _gradebook(tmp_path):
         gb.add_solution_cell("answer", "a1", "a1")
         gb.add_source_cell("test_answer", "a1", "a1", cell_type="code", locked=True, source="assert f() == 1")
         gb.add_grade_cell("test_answer", "a1", "a1", max_score=2, cell_type="code")
+        if not hidden:
+            return url
+        gb.add_source_cell("hidden_answer", "a1", "a1", cell_type="code", locked=True,
+                           source="# Hidden tests\n### BEGIN HIDDEN TESTS\nassert f() == 2\n### END HIDDEN TESTS\n")
+        gb.add_grade_cell("hidden_answer", "a1", "a1", max_score=1, cell_type="code")
     return url
 
 
@@ -97,3 +104,29 @@ def test_restore_graded_cells_puts_back_flags_points_and_deleted_cells(tmp_path,
     assert any("made_up" in f for f in found)
     nb, _ = RestoreGradedCells().preprocess(nb, resources)
     assert len(report.read_text().splitlines()) == len(found), "a notebook as released needs no repair"
+
+
+def _locked(grade_id, source, points):
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {"grade_id": grade_id, "grade": True,
+                                                                    "points": points, "locked": True,
+                                                                    "solution": False}})
+
+
+def test_restore_graded_cells_reports_a_test_whose_source_was_edited(tmp_path, monkeypatch):
+    """OverwriteCells puts an edited test back silently; the edit is evidence, so it is reported."""
+    import json
+    import os
+    import sys
+
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])  # alembic
+    report = tmp_path / "report.jsonl"
+    monkeypatch.setenv("COURSE_SANDBOX_REPORT", str(report))
+    setup = nbformat.v4.new_code_cell("import torch  ", metadata={"nbgrader": {"grade_id": "setup", "locked": True,
+                                                                               "grade": False, "solution": False}})
+    released = _locked("hidden_answer", "# Hidden tests\n", 1)  # as the release has it: the hidden part taken out
+    cells = [setup, _cell("answer", "def f():\n    return 2"), _locked("test_answer", "pass  # assert f() == 1", 2),
+             released]
+    resources = {"nbgrader": {"db_url": _gradebook(tmp_path, hidden=True), "notebook": "a1", "assignment": "a1"}}
+    RestoreGradedCells().preprocess(nbformat.v4.new_notebook(cells=cells), resources)
+    found = [json.loads(line)["detail"] for line in report.read_text().splitlines()]
+    assert found == ["test_answer: source put back as the assignment has them"], found

@@ -1,11 +1,10 @@
-"""Reading a submission defensively: what cannot be graded says why; what looks odd is flagged."""
+"""Reading a submission defensively: what cannot be graded says why; a repair is noted and flagged."""
 import json
 
 import nbformat
 import pytest
 
-from course_utils.grader.sanitize import (BrokenSubmission, duplicate_grade_ids, locate, prepare, read_notebook,
-                                          static_flags)
+from course_utils.grader.sanitize import BrokenSubmission, duplicate_grade_ids, locate, prepare, read_notebook
 
 
 def _notebook(*cells):
@@ -45,28 +44,10 @@ def test_copied_cells_are_noted_once_per_copy():
     assert duplicate_grade_ids(_notebook(_answer("a"), _answer("b"))) == []
 
 
-@pytest.mark.parametrize("source, flag", [
-    ("torch.allclose = lambda *a, **k: True", "monkeypatch: assigns torch.allclose"),
-    ("setattr(torch, 'softmax', f)", "monkeypatch: setattr on torch"),
-    ("open('../../solutions/01/01.ipynb').read()", "file access"),
-    ("class Liar(torch.Tensor):\n    pass", "tensor subclass: class Liar"),
-    ("def __torch_function__(cls, *a):\n    pass", "tensor subclass: defines __torch_function__"),
-])
-def test_static_flags_name_what_to_review(source, flag):
-    assert any(f.startswith(flag) for f in static_flags(source)), static_flags(source)
-
-
-def test_ordinary_code_raises_no_flag_and_syntax_errors_are_not_flags():
-    assert static_flags("import torch\nx = torch.softmax(torch.randn(3), dim=-1)\nwith open('notes.txt') as f:\n"
-                        "    pass") == []
-    assert static_flags("def broken(:") == []
-
-
 def test_prepare_returns_nbformat_4_json_with_flags_and_notes():
     nb = _notebook(_answer("softmax", "torch.allclose = None"), _answer("softmax"))
     prepared = prepare(nbformat.writes(nb).encode(), "01.ipynb")
     assert nbformat.reads(prepared.notebook_json, as_version=4).cells[0].source == "torch.allclose = None"
-    assert "monkeypatch: assigns torch.allclose" in prepared.flags
     assert any(f.startswith("duplicate grade ids") for f in prepared.flags) and len(prepared.notes) == 1
 
 
