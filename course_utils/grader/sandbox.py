@@ -6,9 +6,9 @@ runs a student's notebook
 
 - runs in new user, mount, PID, network, IPC and UTS namespaces made by bubblewrap (`bwrap`, the
   sandbox Flatpak uses), as uid 65534 with no capability. From an ordinary account that uid is the
-  account itself seen through the user namespace; as root the kernel drops to uid 65534 on the
-  machine too, once bubblewrap (which needs root's rights to read a Python under /root) has built
-  its file system;
+  account itself seen through the user namespace. As root, bubblewrap builds the file system with
+  root's rights (a Python under /root is readable only by root), then the supervisor drops to uid
+  65534 on the machine too and a second, unprivileged bwrap gives it its user namespace;
 - sees only what grading needs: a copy of the folder of the notebook it grades, a private home and
   /tmp, a minimal /dev (null, zero, full, random, urandom, tty, shm; a GPU's device nodes where the
   machine has them), and read-only: the Python installation, this package, /usr, the files of /etc
@@ -24,8 +24,8 @@ runs a student's notebook
 
 Three stages, one module. The launcher (`main`) runs outside, as the grader's account; it starts
 bwrap, whose command is the supervisor (`inside`, PID 1 in the sandbox), which copies the
-notebook's folder in, drops to uid 65534 where it still is root, forks the kernel, and when the
-kernel ends counts and ends what it left behind. What the launcher and the supervisor find goes to
+notebook's folder in (as root: drops to uid 65534 and starts itself again in a user namespace),
+forks the kernel, and when the kernel ends counts and ends what it left behind. What the launcher and the supervisor find goes to
 COURSE_SANDBOX_REPORT as JSON lines (`jobs.read_report` turns them into flags and notes); the
 kernel itself never holds that file.
 
@@ -402,6 +402,8 @@ def run_unisolated(argv: list[str]) -> int:
     os.environ.update(environment)
     kernel = os.fork()
     if kernel == 0:
+        if _report_fd is not None:
+            os.close(_report_fd)  # the kernel never holds the report
         _start_kernel(argv)
     return supervise(kernel)
 
@@ -431,24 +433,41 @@ def inside(argv: list[str]) -> None:
     global _report_fd
     report, folder, _, *kernel_argv = argv
     _report_fd = int(report)
-    os.set_inheritable(_report_fd, False)  # the kernel never holds the report
-    _copy_in(folder)
-    if os.getuid() == 0:  # bwrap ran as root: hand everything writable to the sandbox user, then become it
+    if os.getuid() == 0:  # bwrap ran as root: set up, then run on as the sandbox user in a user namespace
+        _copy_in(folder)
         for top in (folder, SOCKETS, HOME):  # HOME last: once it is not root's, root cannot enter it
             for path in [top, *(os.path.join(d, n) for d, subdirs, files in os.walk(top) for n in subdirs + files)]:
                 os.lchown(path, SANDBOX_UID, SANDBOX_GID)
         os.setgroups([])
         os.setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID)
         os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)  # every capability goes with uid 0
+        bwrap, _ = find_bwrap()
+        if bwrap:  # (else: uid 65534 in this sandbox, without a user namespace of its own)
+            os.execv(bwrap, [bwrap, *nested_arguments(folder), "--", sys.executable, "-m", "course_utils.grader.sandbox",
+                             "--inside", *argv])
+    elif not os.listdir(folder):
+        _copy_in(folder)
+    become_subreaper()  # PID 1 already is one; under root's nested bwrap, PID 1 is bwrap
     places = {folder: "folder", "/tmp": "tmp", HOME: "home", "/dev/shm": "shm"}  # as jobs.STORAGE names them
     kernel = os.fork()
     if kernel == 0:
+        os.close(_report_fd)  # the kernel never holds the report: it could truncate or forge it
         _start_kernel(kernel_argv)
     code = supervise(kernel)
     for path, name in places.items():
         if _full(path):
             record("storage", name)
     os._exit(code)
+
+
+def nested_arguments(folder: str) -> list[str]:
+    """bwrap's arguments, as root's sandbox runs on as SANDBOX_UID: the same view, in a user namespace.
+
+    Not a PID namespace of its own: a new /proc cannot be mounted over one whose parts bwrap made
+    read-only, and without it bwrap cannot forbid further user namespaces either (see
+    docs/grading-security.md). The supervisor is then a subreaper rather than PID 1."""
+    return ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID), "--die-with-parent",
+            "--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", "/proc", "/proc", "--chdir", folder]
 
 
 def _copy_in(folder: str) -> None:

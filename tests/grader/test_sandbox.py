@@ -21,6 +21,7 @@ from hostile import LoopbackListener, leftover_processes
 from course_utils.grader import sandbox
 
 MARKER = "course-sandbox-test-leftover"
+PACKAGE = os.path.dirname(os.path.dirname(sandbox.__file__))  # course_utils/, where this package is installed
 
 
 def _layout(tmp_path, root=False, monkeypatch=None):
@@ -48,6 +49,9 @@ def test_an_ordinary_account_gets_user_namespaces_and_root_drops_to_the_sandbox_
     assert "--unshare-user" not in args and args[args.index("--cap-drop") + 1] == "ALL"
     assert set(_options(args, "--cap-add")) == {"CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_DAC_READ_SEARCH"}, \
         "what the supervisor needs to copy the notebook in and become the sandbox uid, nothing else"
+    nested = sandbox.nested_arguments("/home/student/01_x")
+    assert "--unshare-user" in nested and nested[nested.index("--uid") + 1] == str(sandbox.SANDBOX_UID), \
+        "as that uid, a user namespace of its own"
 
 
 def test_the_kernel_sees_only_what_grading_needs(tmp_path, monkeypatch):
@@ -171,6 +175,20 @@ def _kernel(tmp_path, **env):
         km.shutdown_kernel(now=False)
 
 
+def _sandbox_processes(report):
+    """(real uid, {namespace: id}) of the supervisor and kernel the launcher started in bwrap, seen from outside."""
+    [launcher] = [json.loads(line)["detail"] for line in report.read_text().splitlines()
+                  if json.loads(line)["kind"] == "started"]
+    found = []
+    for pid in sandbox.descendants(launcher):
+        with contextlib.suppress(OSError):
+            argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            if b"--inside" in argv and not argv[0].endswith(b"bwrap"):  # bwrap itself starts as root
+                uid = next(int(line.split()[1]) for line in open(f"/proc/{pid}/status") if line.startswith("Uid:"))
+                found.append((uid, {ns: os.readlink(f"/proc/{pid}/ns/{ns}") for ns in ("user", "net", "pid", "ipc")}))
+    return found
+
+
 PROBE = '''
 import os, errno
 print("uid", os.getuid(), os.getgid())
@@ -180,7 +198,7 @@ print("root", sorted(os.listdir("/")))
 print("here", os.getcwd(), sorted(os.listdir(".")))
 print("home", os.path.expanduser("~"))
 print("secret", os.environ.get("COURSE_TEST_SECRET"))
-for path in ("/etc/shadow", "/root/.ssh", "{root}/solutions", "{root}/gradebook.db", "{root}/course_utils"):
+for path in ("/etc/shadow", "/root/.ssh", "{root}/solutions", "{root}/gradebook.db", "{package}"):
     print("exists", path, os.path.exists(path))
 for place in ("/dev/planted", "/planted"):
     try:
@@ -194,13 +212,20 @@ for place in ("/dev/planted", "/planted"):
 @pytest.mark.slow
 def test_a_kernel_runs_unprivileged_alone_with_a_private_dev_and_copy_of_its_folder(tmp_path):
     with _kernel(tmp_path, COURSE_TEST_SECRET="the-instructors-token") as (run, report):
-        printed = run(PROBE.replace("{root}", str(ROOT)))
+        printed = run(PROBE.replace("{root}", str(ROOT)).replace("{package}", PACKAGE))
+        inside = _sandbox_processes(report)
+    assert inside, "the kernel runs below the launcher"
+    expected_uid = sandbox.SANDBOX_UID if os.geteuid() == 0 else os.geteuid()
+    assert {uid for uid, _ in inside} == {expected_uid}, "seen from the machine: nobody's root"
+    assert all(ns["user"] != os.readlink("/proc/self/ns/user") and ns["net"] != os.readlink("/proc/self/ns/net")
+               and ns["pid"] != os.readlink("/proc/self/ns/pid") and ns["ipc"] != os.readlink("/proc/self/ns/ipc")
+               for _, ns in inside), "new user, network, PID and IPC namespaces"
     lines = dict(line.split(" ", 1) for line in printed.splitlines())
     assert lines["uid"] == f"{sandbox.SANDBOX_UID} {sandbox.SANDBOX_GID}" and lines["caps"] == "0000000000000000"
     assert set(eval(lines["dev"])) <= {"core", "fd", "full", "null", "ptmx", "pts", "random", "shm", "stderr", "stdin",
                                        "stdout", "tty", "urandom", "zero"} | {d for d in os.listdir("/dev")
                                                                              if d.startswith("nvidia")}
-    assert f"exists {ROOT}/solutions False" in printed and f"exists {ROOT}/course_utils True" in printed, \
+    assert f"exists {ROOT}/solutions False" in printed and f"exists {PACKAGE} True" in printed, \
         "of the course, only its package"
     assert lines["here"].startswith(f"{sandbox.HOME}/01_x") and "data.txt" in lines["here"]
     assert lines["secret"] == "None" and "exists /etc/shadow False" in printed and "exists /root/.ssh False" in printed
