@@ -32,6 +32,12 @@ kernel itself never holds that file.
 Where bubblewrap cannot run (no user namespaces, an old bwrap, not Linux) the kernel runs without
 isolation under a child subreaper, and the report says why and which setting would change it.
 
+bubblewrap does the namespaces, mounts and limits. What is the course's own, because bubblewrap
+offers no such thing: the supervisor (it counts what outlives the kernel and reports full places),
+root's drop to uid 65534 between the two bwraps (bubblewrap maps a uid but never changes it), and
+the grader-side links to the kernel's sockets through /proc/PID/root (a sandbox's files are not
+visible from outside it; jupyter_client needs socket paths it can connect to).
+
 Run as: python -m course_utils.grader.sandbox -f CONNECTION_FILE
 """
 from __future__ import annotations
@@ -242,16 +248,7 @@ class Layout:
             args.extend(op)
             mounts.append(op[-1])
 
-        for path in SYSTEM_FOLDERS:
-            if os.path.islink(path):  # merged /usr: /bin -> usr/bin
-                mount("--symlink", os.readlink(path), path)
-            elif os.path.isdir(path):
-                mount("--ro-bind", path, path)
-        for name in ETC_FILES:
-            mount("--ro-bind-try", f"/etc/{name}", f"/etc/{name}")
-        for folder in python_folders():
-            mount("--ro-bind", folder, folder)
-        mount("--ro-bind-try", "/sys", "/sys")
+        # The private places first: what is bound below may lie inside one of them (a venv under /tmp).
         mount("--proc", "/proc")
         mount("--dev", "/dev")
         mount("--perms", "1777", "--size", str(self.shm_bytes), "--tmpfs", "/dev/shm")
@@ -262,6 +259,16 @@ class Layout:
         mount("--size", str(self.tmp_bytes), "--tmpfs", HOME)
         mount("--size", str(self.folder_bytes), "--tmpfs", self.folder)
         mount("--size", str(1 << 20), "--tmpfs", SOCKETS)
+        for path in SYSTEM_FOLDERS:
+            if os.path.islink(path):  # merged /usr: /bin -> usr/bin
+                mount("--symlink", os.readlink(path), path)
+            elif os.path.isdir(path):
+                mount("--ro-bind", path, path)
+        for name in ETC_FILES:
+            mount("--ro-bind-try", f"/etc/{name}", f"/etc/{name}")
+        for folder in python_folders():
+            mount("--ro-bind", folder, folder)
+        mount("--ro-bind-try", "/sys", "/sys")
         mount("--ro-bind", self.host_folder, f"{STAGING}/notebook")
         if self.fonts:
             mount("--ro-bind", self.fonts, f"{STAGING}/matplotlib")

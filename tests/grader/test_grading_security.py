@@ -231,6 +231,8 @@ def graded(request, tmp_path_factory):
             rows = {row["student_id"]: row for row in csv.DictReader(handle)}
         yield rows, scratch, listener, leftover_processes(MARKER)
     finally:
+        if os.path.exists(f"/dev/{MARKER}"):  # planted by a sandbox that failed: not for the next run to find
+            os.remove(f"/dev/{MARKER}")
         if not as_root:
             remove_accounts(ACCOUNT)
             undo(opened)

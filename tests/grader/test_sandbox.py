@@ -69,6 +69,13 @@ def test_the_kernel_sees_only_what_grading_needs(tmp_path, monkeypatch):
     assert _options(args, "--remount-ro") == ["/dev", "/"], "nothing may be written beside those places"
 
 
+def test_a_python_under_tmp_is_bound_over_the_private_tmp_not_hidden_by_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "python_folders", lambda: ["/tmp/ci/course/.venv"])
+    args = _layout(tmp_path, monkeypatch=monkeypatch).arguments({}, 9)
+    assert args.index("/tmp/ci/course/.venv") > args.index("--tmpfs") + args[args.index("--tmpfs"):].index("/tmp")
+    assert ["--chmod", "0755", "/tmp/ci"] == args[args.index("/tmp/ci") - 2:args.index("/tmp/ci") + 1]
+
+
 def test_the_kernel_connects_over_unix_sockets_linked_into_the_sandbox(tmp_path, monkeypatch):
     layout = _layout(tmp_path, monkeypatch=monkeypatch)
     assert layout.kernel_connection()["ip"] == f"{sandbox.SOCKETS}/k" and layout.kernel_connection()["key"] == "secret"
@@ -229,8 +236,11 @@ def test_a_kernel_runs_unprivileged_alone_with_a_private_dev_and_copy_of_its_fol
         "of the course, only its package"
     assert lines["here"].startswith(f"{sandbox.HOME}/01_x") and "data.txt" in lines["here"]
     assert lines["secret"] == "None" and "exists /etc/shadow False" in printed and "exists /root/.ssh False" in printed
+    planted = os.path.exists("/dev/planted")
+    with contextlib.suppress(OSError):  # a failing sandbox must not leave it for the next run
+        os.remove("/dev/planted")
     assert "refused /dev/planted EROFS" in printed and "refused /planted EROFS" in printed
-    assert not os.path.exists("/dev/planted")
+    assert not planted
     assert not any(json.loads(line)["kind"] == "isolation" for line in report.read_text().splitlines())
 
 
