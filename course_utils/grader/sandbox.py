@@ -25,9 +25,9 @@ runs a student's notebook
 Three stages, one module. The launcher (`main`) runs outside, as the grader's account; it starts
 bwrap, whose command is the supervisor (`inside`, PID 1 in the sandbox), which copies the
 notebook's folder in (as root: drops to uid 65534 and starts itself again in a user namespace),
-forks the kernel, and when the kernel ends counts and ends what it left behind. What the launcher and the supervisor find goes to
-COURSE_SANDBOX_REPORT as JSON lines (`jobs.read_report` turns them into flags and notes); the
-kernel itself never holds that file.
+forks the kernel, and when the kernel ends counts and ends what it left behind. What the launcher
+and the supervisor find goes to COURSE_SANDBOX_REPORT as JSON lines (`jobs.read_report` turns them
+into flags and notes); the kernel itself never holds that file.
 
 Where bubblewrap cannot run (no user namespaces, an old bwrap, not Linux) the kernel runs without
 isolation under a child subreaper, and the report says why and which setting would change it.
@@ -449,9 +449,12 @@ def inside(argv: list[str]) -> None:
         os.setresgid(SANDBOX_GID, SANDBOX_GID, SANDBOX_GID)
         os.setresuid(SANDBOX_UID, SANDBOX_UID, SANDBOX_UID)  # every capability goes with uid 0
         bwrap, _ = find_bwrap()
-        if bwrap:  # (else: uid 65534 in this sandbox, without a user namespace of its own)
-            os.execv(bwrap, [bwrap, *nested_arguments(folder), "--", sys.executable, "-m", "course_utils.grader.sandbox",
-                             "--inside", *argv])
+        unavailable = why_no_user_namespaces()  # root's bwrap needs none; this one, as uid 65534, does
+        if bwrap and not unavailable:
+            os.execv(bwrap, [bwrap, *nested_arguments(folder), "--", sys.executable, "-m",
+                             "course_utils.grader.sandbox", "--inside", *argv])
+        record("isolation", f"no user namespace of its own (uid {SANDBOX_UID}, otherwise isolated): "
+                            + (unavailable or "no bubblewrap inside the sandbox"))
     elif not os.listdir(folder):
         _copy_in(folder)
     become_subreaper()  # PID 1 already is one; under root's nested bwrap, PID 1 is bwrap
