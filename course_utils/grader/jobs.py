@@ -12,6 +12,7 @@ Jobs share nothing; only the caller writes to the real gradebook.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -34,7 +35,7 @@ from course_utils.grader.nbgrader_runner import (
 )
 from course_utils.grader.records import GradeRecord
 from course_utils.grader.sanitize import BrokenSubmission, prepare
-from course_utils.grader.screen import context, screen
+from course_utils.grader.screen import Context, context, screen
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,15 @@ def gradebook_cells(gradebook: bytes) -> tuple[list[tuple[str, bool]], list[str]
     return [(source or "", bool(test)) for source, test in rows], sorted(name for (name,) in answers)
 
 
+@functools.lru_cache(maxsize=8)
+def _screen_context(release: bytes, gradebook: bytes, assignment: str) -> Context:
+    """The screen's context of one assignment: the same for every submission a worker grades of it."""
+    from course_utils.ipynb import reads
+
+    locked, exercises = gradebook_cells(gradebook)
+    return context(reads(release.decode()), locked, assignment, exercises)
+
+
 def screen_flags(job: GradeJob, notebook_json: str) -> list[str]:
     """The source screen's findings on the submission, as flags (none without the release to compare with)."""
     from course_utils.ipynb import reads
@@ -166,8 +176,7 @@ def screen_flags(job: GradeJob, notebook_json: str) -> list[str]:
     if not job.release:
         return []
     try:
-        locked, exercises = gradebook_cells(job.gradebook)
-        ctx = context(reads(job.release.decode()), locked, job.assignment, exercises)
+        ctx = _screen_context(job.release, job.gradebook, job.assignment)
         return [finding.flag for finding in screen(reads(notebook_json), ctx)]
     except Exception as error:  # noqa: BLE001  (held for a person rather than lost for the class)
         return [f"source: not screened ({type(error).__name__}: {error}); please report it"]

@@ -154,10 +154,9 @@ def digest(source: str) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def bound_names(source: str) -> tuple[set[str], set[str]]:
-    """(every name a cell binds at its top level, those bound by import, def or class)."""
-    tree = _parse(source)
-    if tree is None:
+def bound_names(tree: ast.Module | None) -> tuple[set[str], set[str]]:
+    """(every name a parsed cell binds at its top level, those bound by import, def or class)."""
+    if tree is None:  # a cell that does not parse binds nothing
         return set(), set()
     table = symtable.symtable(ast.unparse(tree), "<cell>", "exec")
     names = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
@@ -190,8 +189,8 @@ def context(release: NotebookNode, locked: Iterable[tuple[str, bool]], assignmen
     and its answer cells' grade ids."""
     provided, tests, imports, modules = set(), set(), {}, set()
     for source, is_test in locked:
-        names, defined = bound_names(source)
         tree = _parse(source)
+        names, defined = bound_names(tree)
         if tree is not None and not is_test:
             found, found_modules = imported_paths(tree)
             imports.update(found)
@@ -205,7 +204,7 @@ def context(release: NotebookNode, locked: Iterable[tuple[str, bool]], assignmen
     codes = [c for c in release.cells if c.cell_type == "code"]
     for cell in codes:
         if not nbgrader_meta(cell).get("locked"):
-            ordinary |= bound_names(cell.source)[0]
+            ordinary |= bound_names(_parse(cell.source))[0]
     return Context(frozenset(digest(c.source) for c in codes), frozenset(provided), imports, frozenset(modules),
                    frozenset(tests - provided - ordinary), assignment, frozenset(exercises))
 
@@ -288,7 +287,7 @@ class _Names:
             for node in cell.tree.body:
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     names.functions.add(node.name)
-            names.student_globals |= bound_names(ast.unparse(cell.tree))[0]
+            names.student_globals |= bound_names(cell.tree)[0]
         # Aliases (t = torch.nn) and anything made from an imported object (T = type(x), pair = [torch.Tensor]).
         for _ in range(3):
             for cell in cells:
