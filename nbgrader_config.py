@@ -17,8 +17,10 @@ c.CourseDirectory.course_id = "attention-graded"
 c.CourseDirectory.root = ROOT
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "notebooks"
-# The built-in SQLite gradebook lives at the course root and is ignored by git.
-c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "gradebook.db")
+# The gradebook every command reads and writes, set once here: the built-in SQLite gradebook at the
+# course root (ignored by git), or the one COURSE_DB_URL names (postgresql://USER:PASSWORD@HOST/DB),
+# which keeps a password out of this file. `course ... --db-url URL` overrides it for one command.
+c.CourseDirectory.db_url = os.environ.get("COURSE_DB_URL") or "sqlite:///" + os.path.join(ROOT, "gradebook.db")
 
 # Training cells in notebook 07 run for minutes on a CPU; graded runs use fast mode
 # (the kernel sees NBGRADER_EXECUTION), so 10 minutes per cell is a generous ceiling.

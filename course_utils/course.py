@@ -29,6 +29,7 @@ FORMGRADER_EXTENSION = "course_utils.grader.formgrader"
 
 class CourseError(Exception):
     """A problem the user can fix; the message says how. The CLI prints it without a traceback."""
+    exit_code = 2
 
 
 def find_root(start: str | Path | None = None) -> Path:

@@ -20,6 +20,24 @@ def course():
     return COURSE
 
 
+@pytest.fixture
+def postgres_url():
+    """A fresh database on the PostgreSQL server .ci/run starts (COURSE_TEST_POSTGRES_URL)."""
+    base = os.environ.get("COURSE_TEST_POSTGRES_URL")
+    if not base:
+        pytest.skip("COURSE_TEST_POSTGRES_URL is not set: .ci/run installs and starts PostgreSQL for this test")
+    import time
+
+    import psycopg
+
+    name = f"course_test_{os.getpid()}_{time.time_ns()}"
+    admin = psycopg.connect(base, autocommit=True)
+    admin.cursor().execute(f'CREATE DATABASE "{name}"')
+    yield base.rsplit("/", 1)[0] + "/" + name
+    admin.cursor().execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    admin.close()
+
+
 def run_course(*args, cwd=ROOT, timeout=1800, env=None):
     """Run the `course` command as a user would; return the CompletedProcess."""
     import subprocess
@@ -58,7 +76,8 @@ def _expected_seconds(item):
 # xdist's own `--dist loadgroup` cannot do it here: it renames item._nodeid, which pytest 9.2
 # no longer reads, so the groups never reach the scheduler. The scheduler below does it.
 SHARED_CLASS_MODULES = ("tests/grader/test_grading_scale.py", "tests/grader/test_grading_security.py",
-                        "tests/grader/test_pipeline.py", "tests/grader/test_exchange.py")
+                        "tests/grader/test_pipeline.py", "tests/grader/test_exchange.py",
+                        "tests/grader/test_feedback.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: the suite still runs with `-p no:xdist`

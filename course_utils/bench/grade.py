@@ -1,6 +1,18 @@
-"""`course bench grade`: grading throughput on a synthetic class, at 1 and at N workers."""
+"""`course bench grade`: grading throughput on a synthetic class, at 1 and at N workers, and per notebook
+side by side with plain `nbgrader autograde` and with the notebook's own execution time.
+
+For instructors sizing a grading machine, and for the course's goal that grading costs little more
+than running the notebooks: the notebook's own time (`notebook_seconds`) is its cells run in fast
+mode (NBGRADER_EXECUTION=autograde, as graded) by a plain kernel that was started and ready before
+the clock starts, its imports (torch) included; plain nbgrader is nbgrader's own command, its own
+kernel, no sandbox, on a copy of the same submissions.
+"""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,3 +68,76 @@ def bench(course: Course, ids: list[str], students: int, workers_list: list[int]
             per_student = seconds / students
         rows.append((workers, count, round(seconds, 1), round(60 * count / seconds, 1), round(baseline / seconds, 2)))
     return rows, per_student
+
+
+SIDE_BY_SIDE_HEADERS = ["notebook", "submissions", "course s/sub", "setup s/run", "nbgrader s/sub", "own s",
+                        "course/own", "course/nbgrader"]
+
+
+def notebook_seconds(course: Course, aid: str) -> float:
+    """The solution's cells run one after another in a kernel already started and ready, as graded (fast)."""
+    import tempfile
+
+    from jupyter_client import KernelManager
+    from nbclient import NotebookClient
+
+    from course_utils import ipynb
+
+    with tempfile.TemporaryDirectory(prefix="bench-own-") as tmp:
+        folder = Path(tmp) / aid
+        shutil.copytree(course.solution(aid).parent, folder)
+        notebook = ipynb.read(folder / f"{aid}.ipynb")
+        # ipc, as graded kernels are reached; its log to a file, not into the benchmark's table
+        manager = KernelManager(kernel_name="python3", transport="ipc", ip=str(Path(tmp) / "kernel"))
+        with open(Path(tmp) / "kernel.log", "wb") as log:
+            manager.start_kernel(cwd=str(folder), env=dict(os.environ, NBGRADER_EXECUTION="autograde"),
+                                 stdout=log, stderr=log)
+        client = NotebookClient(notebook, km=manager, timeout=600, resources={"metadata": {"path": str(folder)}})
+        with client.setup_kernel():
+            client.kc.wait_for_ready(timeout=120)
+            start = time.perf_counter()
+            for index, cell in enumerate(notebook.cells):
+                client.execute_cell(cell, index)
+            return time.perf_counter() - start
+
+
+def plain_nbgrader_seconds(scratch: Course, aid: str, folder: Path) -> tuple[float, int]:
+    """nbgrader's own `nbgrader autograde AID` on a copy of the class: (seconds, submissions graded)."""
+    copy = folder / "plain-nbgrader"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(scratch.root, copy, ignore=shutil.ignore_patterns("autograded", "build", "reports"))
+    nbgrader = Path(sys.executable).with_name("nbgrader")
+    start = time.perf_counter()
+    subprocess.run([str(nbgrader), "autograde", aid, "--force"], cwd=copy, capture_output=True, timeout=3600,
+                   env={k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"})
+    seconds = time.perf_counter() - start
+    graded = len(list(copy.glob(f"autograded/*/{aid}/{aid}.ipynb")))
+    return seconds, graded
+
+
+def side_by_side(course: Course, ids: list[str], students: int, folder: Path | None = None) -> list[tuple]:
+    """Per notebook: course autograde on one worker against plain nbgrader and the notebook's own time.
+
+    A run of `course autograde` pays a fixed setup (the assignment recorded in the gradebook, the
+    lock, reading every submission) and then each submission's own cost: it is measured as a
+    forced run less a run with nothing left to grade, each after a first run that made the
+    assignment's template. Plain nbgrader's figure is its whole run over the submissions.
+    """
+    folder = folder or course.build("bench-grade-vs")
+    rows = []
+    for aid in ids:
+        scratch = synthetic_class(course, [aid], students, folder / "class")
+        autograde(scratch, [aid], workers=1, force=True, progress=False)  # makes the template, warms caches
+        start = time.perf_counter()
+        graded = autograde(scratch, [aid], workers=1, force=True, progress=False)
+        forced = time.perf_counter() - start
+        start = time.perf_counter()
+        autograde(scratch, [aid], workers=1, progress=False)  # nothing changed: the setup alone
+        setup = time.perf_counter() - start
+        ours = max(0.0, forced - setup) / max(1, sum(r.status == "graded" for r in graded))
+        plain_seconds, plain_count = plain_nbgrader_seconds(scratch, aid, folder)
+        plain = plain_seconds / max(1, plain_count)
+        own = notebook_seconds(course, aid)
+        rows.append((aid, students, round(ours, 2), round(setup, 2), round(plain, 2), round(own, 2),
+                     round(ours / own, 2), round(ours / plain, 2)))
+    return rows

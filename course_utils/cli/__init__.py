@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args, course)
     except CourseError as error:
         print(f"course {args.command}: {error}", file=sys.stderr)
-        return 2
+        return error.exit_code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -1,13 +1,21 @@
-"""`course autograde`: grade the submitted folder into the gradebook; write reports/grades.csv."""
+"""`course autograde`: grade the submitted folder into the gradebook; write reports/grades.csv.
+
+Exit status, for a cron job or a script: 0 when every row is graded or missing; 1 when a row
+needs someone to act (`error`, whose detail says why, or `unmatched`: no notebook could be taken
+for the assignment); 2 for a problem with the command itself (nothing to grade, a bad option);
+75 (EX_TEMPFAIL) with --no-wait when another run is grading the course; 130 when interrupted.
+"""
 from __future__ import annotations
 
 import argparse
 
-from course_utils.cli.common import add_ids, add_student, default
+from course_utils.cli.common import add_db_url, add_ids, add_student, default
 from course_utils.course import Course
 from course_utils.grader.jobs import Limits
 from course_utils.grader.pipeline import autograde
-from course_utils.grader.records import records_table
+from course_utils.grader.records import NEEDS_ACTION, records_table
+
+NEEDS_ACTION_EXIT = 1
 
 
 def run(args: argparse.Namespace, course: Course) -> int:
@@ -16,7 +24,7 @@ def run(args: argparse.Namespace, course: Course) -> int:
                     tmp_bytes=int(args.tmp_mb * 2**20), shm_bytes=int(args.shm_mb * 2**20))
     records = autograde(course, course.select(args.ids) if args.ids else None, workers=args.workers,
                         scheduler=args.scheduler, db_url=args.db_url, force=args.force, limits=limits,
-                        students=args.student, keep_manual=not args.reset_manual)
+                        students=args.student, keep_manual=not args.reset_manual, wait=not args.no_wait)
     print(records_table(records))
     print(f"wrote {course.reports('grades.csv')}")
     held = [r for r in records if r.held]
@@ -24,7 +32,12 @@ def run(args: argparse.Namespace, course: Course) -> int:
         print(f"{len(held)} held for review (their flags say what to look at; the formgrader lists them as "
               "needing manual grading, and `course export` leaves them out until you unflag them): "
               + ", ".join(f"{r.student_id}/{r.assignment}" for r in held))
-    return 0
+    acting = [r for r in records if r.status in NEEDS_ACTION]
+    retried = [r for r in acting if r.retry]
+    if retried:
+        print(f"{len(retried)} not graded, possibly through the grading machine's fault (see their detail); run "
+              "`course autograde` again to grade them: " + ", ".join(f"{r.student_id}/{r.assignment}" for r in retried))
+    return NEEDS_ACTION_EXIT if acting else 0
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -34,9 +47,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                    help="submissions graded at once (default %(default)s)")
     p.add_argument("--scheduler", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="grade on a Dask cluster at ADDRESS (tcp://host:8786); alone: a local Dask cluster")
-    p.add_argument("--db-url", default=None, help="SQLAlchemy URL of the gradebook (default: the course's SQLite)")
+    add_db_url(p)
     add_student(p)
     p.add_argument("--force", action="store_true", help="regrade submissions already graded and unchanged")
+    p.add_argument("--no-wait", action="store_true",
+                   help="when another run is grading this course, stop at once (exit 75) instead of waiting")
     p.add_argument("--reset-manual", action="store_true",
                    help="clear the formgrader's manual scores, comments and extra credit of what is regraded "
                         "(default: keep them)")

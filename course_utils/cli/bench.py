@@ -8,7 +8,7 @@ from course_utils.course import Course, CourseError
 
 PARTS = {
     "all": "every benchmark, written to docs/benchmarks.md",
-    "grade": "grading throughput at 1 and N workers",
+    "grade": "grading throughput at 1 and N workers, and per notebook against plain nbgrader",
     "attention": "the course's attention against torch's (and, on a GPU, each SDPA backend)",
     "train": "notebook 07's accuracy, seconds and tokens/s",
     "decode": "notebook 08's KV cache",
@@ -59,6 +59,12 @@ def _grade(args: argparse.Namespace, course: Course) -> int:
     rows, per_student = bench(course, ids, students, sorted({1, args.workers}))
     print(tabulate(rows, headers=["workers", "submissions", "seconds", "per minute", "speedup"]))
     print(f"one student's submission of {len(ids)} notebooks on one worker: {per_student:.1f} s")
+    if not args.no_nbgrader:
+        from course_utils.bench.grade import SIDE_BY_SIDE_HEADERS, side_by_side
+
+        print("\nPer submission, one worker, against plain nbgrader autograde and the notebook's own time:")
+        compared = ids[:1] if args.quick else ids  # a quick run compares one notebook: the test suite's
+        print(tabulate(side_by_side(course, compared, students), headers=SIDE_BY_SIDE_HEADERS))
     return 0
 
 
@@ -103,6 +109,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     add_ids(p)
     p.add_argument("--workers", type=int, default=2, help="grade: the second worker count to time (besides 1)")
     p.add_argument("--students", type=int, default=None, help="grade: students in the synthetic class")
+    p.add_argument("--no-nbgrader", action="store_true",
+                   help="grade: leave out the side-by-side with plain nbgrader autograde")
     p.add_argument("--quick", action="store_true", help="a small run (what the test suite uses)")
     p.add_argument("--no-compile", action="store_true", help="mfu: eager mode only (no torch.compile)")
     p.add_argument("--profile", action="store_true", help="mfu: also say where a training step's time goes")

@@ -19,7 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from course_utils.course import FORMGRADER_EXTENSION, VALIDATE_EXTENSION, Course
+from course_utils.cli.common import DB_URL_ENV, add_db_url
+from course_utils.course import FORMGRADER_EXTENSION, VALIDATE_EXTENSION, Course, CourseError, load_coursedir
 
 DEFAULT_PORT = 8888
 HOST = "127.0.0.1"
@@ -149,6 +150,31 @@ def port_message(port: int) -> str:
             f"course lab --port {int(port) + 1}")
 
 
+def require_config_follows(course: Course, db_url: str) -> None:
+    """CourseError unless nbgrader_config.py, read with DB_URL_ENV set to `db_url`, names `db_url`.
+
+    nbgrader's formgrader rereads nbgrader_config.py as it starts and serves, and the file's
+    c.CourseDirectory.db_url then wins over the server's --CourseDirectory.db_url (nbgrader
+    0.9.6): a config with a fixed URL would show, and grade into, its own gradebook whatever
+    --db-url says.
+    """
+    saved = os.environ.get(DB_URL_ENV)
+    os.environ[DB_URL_ENV] = db_url
+    try:
+        configured = load_coursedir(course.root).db_url
+    finally:
+        if saved is None:
+            del os.environ[DB_URL_ENV]
+        else:
+            os.environ[DB_URL_ENV] = saved
+    if configured != db_url:
+        raise CourseError(
+            f"--db-url cannot reach the formgrader: nbgrader_config.py sets c.CourseDirectory.db_url itself, and the "
+            f"formgrader rereads that file. Make that line read the environment, e.g. "
+            f"c.CourseDirectory.db_url = os.environ.get(\"{DB_URL_ENV}\", <the current value>), then `course lab` "
+            f"sets {DB_URL_ENV} from --db-url (or export {DB_URL_ENV} yourself and leave --db-url out).")
+
+
 def run(args: argparse.Namespace, course: Course) -> int:
     """Start JupyterLab for `course` (this process becomes the server on POSIX); return its exit status."""
     try:
@@ -157,8 +183,13 @@ def run(args: argparse.Namespace, course: Course) -> int:
         print(port_message(args.port), file=sys.stderr)
         return 2
     settings = write_app_settings(course.build("lab", "app-settings"))
+    extra, environment = list(args.extra), lab_environment()
+    if args.db_url:  # the formgrader's gradebook, and its Autograde button's (formgrader.grade_one)
+        require_config_follows(course, args.db_url)
+        extra.append(f"--CourseDirectory.db_url={args.db_url}")
+        environment[DB_URL_ENV] = args.db_url
     argv = lab_command(course.root, args.port, app_settings_dir=settings,
-                       open_browser=not args.no_browser, instructor=args.instructor, extra_args=args.extra)
+                       open_browser=not args.no_browser, instructor=args.instructor, extra_args=extra)
     where = "the formgrader (instructor)" if args.instructor else "notebooks/"
     print(f"course lab: starting JupyterLab on http://{HOST}:{args.port} at {where}; "
           "Ctrl-C twice to stop.", file=sys.stderr, flush=True)
@@ -166,8 +197,8 @@ def run(args: argparse.Namespace, course: Course) -> int:
         # Become the server: Ctrl-C, SIGTERM and the exit status are then JupyterLab's own,
         # and no orphaned server outlives a `course lab` that was stopped.
         os.chdir(course.root)
-        os.execve(argv[0], argv, lab_environment())
-    return subprocess.call(argv, cwd=course.root, env=lab_environment())
+        os.execve(argv[0], argv, environment)
+    return subprocess.call(argv, cwd=course.root, env=environment)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -176,6 +207,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port on {HOST} (default {DEFAULT_PORT})")
     p.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
     p.add_argument("--instructor", action="store_true", help="open nbgrader's formgrader instead of notebooks/")
+    add_db_url(p)
     p.epilog = ("Any other --Class.trait=value option goes to Jupyter and nbgrader as it is, "
                 "e.g. --Exchange.root=/srv/nbgrader/exchange or --ServerApp.ip=0.0.0.0.")
     p.set_defaults(run=run, hands_on_options=True)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from course_utils.cli.common import add_ids
+from course_utils.cli.common import add_db_url, add_ids
 from course_utils.course import Course, CourseError
 
 
@@ -11,10 +11,13 @@ def run(args: argparse.Namespace, course: Course) -> int:
     from tabulate import tabulate
 
     from course_utils.grader.class_report import histograms, pass_rates
+    from course_utils.grader.gradebook import warn_other_gradebook
 
+    warn_other_gradebook(course, args.db_url, "report")
     rates, scores = pass_rates(course, course.select(args.ids), db_url=args.db_url)
     if not rates:
-        raise CourseError("The gradebook holds no graded submission yet: run `course autograde` first.")
+        raise CourseError("The gradebook holds no graded submission yet: run `course autograde` first, or, if you "
+                          "graded into another gradebook, pass its URL with --db-url.")
     print(tabulate([(a, cell, n, ok, f"{100 * rate:.0f}%") for a, cell, n, ok, rate in rates],
                    headers=["assignment", "test cell", "submissions", "full marks", "pass rate"]))
     for path in histograms(scores, course.reports()):
@@ -25,6 +28,6 @@ def run(args: argparse.Namespace, course: Course) -> int:
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p = subparsers.add_parser("report", help="per-exercise pass rates and score histograms (reports/)")
     add_ids(p)
-    p.add_argument("--db-url", default=None, help="the gradebook to read (default: the course's SQLite)")
+    add_db_url(p)
     p.set_defaults(run=run)
     return p

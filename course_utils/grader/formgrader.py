@@ -18,13 +18,22 @@ from pathlib import Path
 from course_utils.course import Course
 
 
-def grade_one(root: str | Path, assignment_id: str, student_id: str) -> dict:
-    """The formgrader's answer for one submission: {"success", "log"[, "error"]}, as nbgrader's api gives it."""
+def grade_one(root: str | Path, assignment_id: str, student_id: str, db_url: str | None = None) -> dict:
+    """The formgrader's answer for one submission: {"success", "log"[, "error"]}, as nbgrader's api gives it.
+
+    `db_url` is the gradebook the formgrader shows. While another run grades the course, the
+    button does not wait (a request held for the length of a class's run would look hung): the
+    dialog names that run and asks to try again.
+    """
+    from course_utils.grader.lock import CourseBusy
     from course_utils.grader.pipeline import autograde
     from course_utils.grader.records import records_table
 
     try:
-        records = autograde(Course(Path(root)), [assignment_id], students=[student_id], force=True, progress=False)
+        records = autograde(Course(Path(root)), [assignment_id], students=[student_id], force=True, progress=False,
+                            db_url=db_url, wait=False, command="the formgrader's Autograde button")
+    except CourseBusy as busy:
+        return {"success": False, "error": str(busy), "log": ""}
     except Exception:  # noqa: BLE001  the dialog shows it; the server goes on
         return {"success": False, "error": traceback.format_exc(), "log": ""}
     log = "Graded by the course's isolated grader (course autograde):\n" + records_table(records)
@@ -52,9 +61,10 @@ def _load_jupyter_server_extension(serverapp) -> None:
         @check_xsrf
         @check_notebook_dir
         async def post(self, assignment_id: str, student_id: str) -> None:
-            root = self.api.coursedir.root
+            coursedir = self.api.coursedir
             # Grading takes seconds to minutes: off the event loop, so the server keeps answering.
-            result = await IOLoop.current().run_in_executor(None, grade_one, root, assignment_id, student_id)
+            result = await IOLoop.current().run_in_executor(None, grade_one, coursedir.root, assignment_id, student_id,
+                                                            coursedir.db_url)
             self.write(json.dumps(result))
 
     webapp = serverapp.web_app

@@ -12,17 +12,21 @@ credit from the formgrader stay unless the instructor asks for them to be reset.
 from __future__ import annotations
 
 import datetime
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from nbgrader.api import Gradebook
     from traitlets.config import Config
 
+    from course_utils.course import Course
     from course_utils.grader.records import GradeRecord
+
+T = TypeVar("T")
 
 # nbgrader.api is imported where a gradebook is opened: importing the nbgrader package loads
 # its Jupyter server extensions (seconds), which `course --help` and the CLI's parser must not pay.
@@ -52,6 +56,17 @@ def opened(db_url: str, course_id: str) -> Iterator[Gradebook]:
 def max_score(db_url: str, course_id: str, aid: str) -> float:
     with opened(db_url, course_id) as gb:
         return float(gb.find_assignment(aid).max_score)
+
+
+def has_assignment(db_url: str, course_id: str, aid: str) -> bool:
+    from nbgrader.api import MissingEntry
+
+    with opened(db_url, course_id) as gb:
+        try:
+            gb.find_assignment(aid)
+        except MissingEntry:
+            return False
+        return True
 
 
 def roster(db_url: str, course_id: str) -> list[str]:
@@ -161,6 +176,103 @@ def stored(db_url: str, course_id: str, keys: list[tuple[str, str]]) -> dict[tup
     return found
 
 
-def ensure_student(db_url: str, course_id: str, student: str) -> None:
+def ensure_students(db_url: str, course_id: str, students: list[str]) -> None:
+    """Put each of `students` on the gradebook's roster (one connection for the class)."""
     with opened(db_url, course_id) as gb:
-        gb.update_or_create_student(student)
+        for student in students:
+            gb.update_or_create_student(student)
+
+
+def retried(action: Callable[[], T], attempts: int = 3, pause: float = 1.0) -> T:
+    """`action()`, tried again after a pause when it fails, `attempts` times in all.
+
+    For a gradebook that is briefly unreachable (a PostgreSQL server restarting, a dropped
+    connection, an SQLite file the formgrader holds locked). nbgrader turns SQLAlchemy's errors
+    into its own InvalidEntry, so which failures pass cannot be told by their type: every failure
+    is tried again, which costs a few seconds where it was not transient. A loop of our own
+    rather than `tenacity`: a few lines do not earn a dependency.
+    """
+    for attempt in range(1, attempts + 1):
+        try:
+            return action()
+        except Exception:  # noqa: BLE001  (re-raised after the last attempt)
+            if attempt == attempts:
+                raise
+            time.sleep(pause * 3 ** (attempt - 1))
+    raise AssertionError("unreachable")
+
+
+# Which gradebook the course was last graded into, for the commands that read it afterwards.
+GRADED_INTO = ("grading", "gradebook-url")
+
+
+def shown_url(db_url: str) -> str:
+    """`db_url` as it may be printed and stored: the password hidden, an SQLite path made absolute.
+
+    nbgrader opens a relative SQLite path from the course root, where every course command runs it.
+    """
+    import re
+
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(db_url)
+    except ArgumentError:  # not a URL SQLAlchemy reads: hide anything between "user:" and "@" all the same
+        return re.sub(r"(//[^:/@]*):[^@/]*@", r"\1:***@", db_url)
+    return url.render_as_string(hide_password=True)
+
+
+def _absolute(course: Course, db_url: str) -> str:
+    import os
+
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(db_url)
+    except ArgumentError:
+        return db_url
+    if url.drivername.startswith("sqlite") and url.database and url.database != ":memory:" \
+            and not url.database.startswith("file:") and not os.path.isabs(url.database):
+        return url.set(database=str(course.root / url.database)).render_as_string(hide_password=False)
+    return db_url
+
+
+def remember_url(course: Course, db_url: str) -> None:
+    """Record `db_url` (its password hidden) as the gradebook `course` was graded into."""
+    path = course.build(*GRADED_INTO)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(shown_url(_absolute(course, db_url)) + "\n")
+
+
+def url_mismatch(course: Course, db_url: str | None = None) -> str | None:
+    """What to tell the instructor when the gradebook a command reads (`db_url`, default the
+    config's) is not the one `course autograde` last graded into; None when they agree or no run
+    recorded one."""
+    path = course.build(*GRADED_INTO)
+    try:
+        graded = path.read_text().strip()
+    except OSError:
+        return None
+    reads = shown_url(_absolute(course, db_url or course.db_url))
+    if not graded or graded == reads:
+        return None
+    return (f"the course was graded into {graded}; this command reads {reads}: pass --db-url with the URL "
+            "graded into, or set c.CourseDirectory.db_url in nbgrader_config.py to it, so that every command "
+            "reads that one gradebook")
+
+
+def warn_other_gradebook(course: Course, db_url: str | None, command: str) -> None:
+    """For `course feedback`, `export` and `report`: warn on stderr when the gradebook they read is not
+    the one the course was last graded into."""
+    import sys
+
+    message = url_mismatch(course, db_url)
+    if message:
+        print(f"course {command}: warning: {message}", file=sys.stderr, flush=True)
+
+
+def db_url_options(db_url: str | None) -> list[str]:
+    """nbgrader's own option for the gradebook at `db_url`, for an nbgrader run (none: the config's)."""
+    return [f"--CourseDirectory.db_url={db_url}"] if db_url else []

@@ -12,6 +12,7 @@ Jobs share nothing; only the caller writes to the real gradebook.
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
@@ -30,6 +31,7 @@ from course_utils.grader import sandbox
 from course_utils.grader.gradebook import read_auto_grades
 from course_utils.grader.nbgrader_runner import (
     RELOCATED_CONFIG,
+    die_with_parent,
     launch,
     tool_environment,
 )
@@ -206,6 +208,56 @@ def _font_cache() -> str:
     return str(folder)
 
 
+class _Prestarted:
+    """A sandbox started for a worker's next job (sandbox.prestart): its launcher and hand-over folder."""
+
+    def __init__(self, env: dict[str, str], folder_name: str) -> None:
+        self.key = sandbox.prestart_key(env, folder_name)
+        # Private to the grader (mkdtemp: 0700) and short: the hand-over socket's path has at most 107 bytes.
+        self.handover = tempfile.mkdtemp(prefix="ag-pre-")
+        env = {**env, sandbox.REPORT: os.path.join(self.handover, "report.jsonl")}
+        with open(os.path.join(self.handover, "kernel.log"), "wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "course_utils.grader.sandbox", "--prestart", self.handover, folder_name],
+                env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=die_with_parent)  # this worker thread gone: no job will take it
+        _PRESTARTED.add(self)
+
+    def end(self) -> None:
+        """Stop it if it still runs (never taken, or its job is over) and remove its hand-over folder."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.handover, ignore_errors=True)
+        _PRESTARTED.discard(self)
+
+
+_PRESTARTED: set[_Prestarted] = set()   # every one this process started and has not ended
+_NEXT_KERNEL = threading.local()          # each worker thread's one pre-started sandbox, for its next job
+
+
+@atexit.register
+def end_prestarted() -> None:
+    """End every pre-started sandbox that no job took (the last job's, or a run that stopped)."""
+    for prestarted in list(_PRESTARTED):
+        prestarted.end()
+
+
+def _kernel_for(env: dict[str, str], folder_name: str) -> _Prestarted | None:
+    """The sandbox this worker pre-started for this job, if it fits it exactly (else it is ended); and,
+    while this job runs, the next job's is started. Only where bubblewrap isolates: the report then says
+    why not, from the job's own cold start."""
+    if os.environ.get("COURSE_GRADER_PRESTART", "1") == "0" or not hasattr(os, "fork") or not sandbox.find_bwrap()[0]:
+        return None
+    kernel_env = {**env, "NBGRADER_EXECUTION": "autograde"}   # what nbgrader's autograde adds for its kernel
+    taken = getattr(_NEXT_KERNEL, "sandbox", None)
+    if taken is not None and (taken.key != sandbox.prestart_key(kernel_env, folder_name) or taken.proc.poll() is not None):
+        taken.end()
+        taken = None
+    _NEXT_KERNEL.sandbox = _Prestarted(kernel_env, folder_name)
+    return taken
+
+
 def run_job(job: GradeJob) -> GradeRecord:
     """Grade one submission in a private course root; never raises for a bad submission.
 
@@ -220,6 +272,8 @@ def run_job(job: GradeJob) -> GradeRecord:
         record.seconds += first_seconds
         if record.status == "graded":
             record.detail += "; graded on a second run (the first run's kernel died)"
+        elif record.detail == KERNEL_DIED:  # twice: the notebook's doing, or a machine that kept losing kernels
+            record.retry = True
     return record
 
 
@@ -244,7 +298,7 @@ def _run_job_once(job: GradeJob) -> GradeRecord:
         os.chmod(private, 0o700)
         _run_in(private, sockets, job, prepared.notebook_json, prepared.notes, record)
     except Exception as error:  # noqa: BLE001  (one job's surprise must not stop the class)
-        record.status = "error"
+        record.status, record.retry = "error", True
         record.detail = f"internal grading error ({type(error).__name__}: {error}); please report it"
     finally:
         shutil.rmtree(private, ignore_errors=True)
@@ -280,9 +334,18 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
     if job.limits.threads:
         # N kernels at once that each spread over every core fight over them; torch (and
         # the BLAS under it) read these when the kernel imports them.
-        env.update({"OMP_NUM_THREADS": str(job.limits.threads), "MKL_NUM_THREADS": str(job.limits.threads)})
-    result = launch(["autograde", aid, f"--student={student}", "--create", "--force"], private, env,
-                    timeout=job.limits.job_seconds)
+        # Dask's nanny sets OPENBLAS_NUM_THREADS=1 for its workers, which the kernel would inherit.
+        env.update({name: str(job.limits.threads)
+                    for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
+    prestarted = _kernel_for(env, aid)
+    if prestarted is not None:
+        env[sandbox.PRESTARTED] = prestarted.handover
+    try:
+        result = launch(["autograde", aid, f"--student={student}", "--create", "--force"], private, env,
+                        timeout=job.limits.job_seconds)
+    finally:
+        if prestarted is not None:
+            prestarted.end()
     log = result.log
     record.log = log[-5000:]
     found = read_report(report.read_text().splitlines() if report.is_file() else [], kernel_ran=result.ok)
@@ -296,6 +359,9 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
     scores = read_auto_grades(coursedir.db_url, coursedir.course_id, aid, student)
     if not result.ok or scores is None or not graded.is_file():
         record.detail = "; ".join([explain_failure(log), *storage])
+        # nbgrader itself killed by a signal: its fork server lost, or the machine's out-of-memory
+        # killer; the notebook's kernel runs in a PID namespace of its own and cannot reach it.
+        record.retry = result.returncode is not None and result.returncode < 0
         return
     record.status = "graded"
     record.autograded = graded.read_text()

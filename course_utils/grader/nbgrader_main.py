@@ -20,6 +20,7 @@ import os
 import select
 import signal
 import sys
+import traceback
 import types
 
 from course_utils.ipynb import skip_iri_format_checker
@@ -54,6 +55,9 @@ def run_app(args: list[str], cwd: str, env: dict[str, str], log: str) -> int:
         return _end(sandbox, 0)
     except SystemExit as exit_:
         return _end(sandbox, exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1))
+    except BaseException:  # noqa: BLE001  (the run's log is all its caller sees of it)
+        traceback.print_exc()
+        return _end(sandbox, 1)
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -80,9 +84,10 @@ def _reap(children: dict[int, object]) -> None:
 
 def serve() -> None:
     """Fork a child per request line on stdin until stdin closes (the grader is gone)."""
-    from course_utils.grader.nbgrader_runner import die_with_parent
+    from course_utils.grader.nbgrader_runner import die_with_parent, in_process_alembic_head
 
     die_with_parent()
+    in_process_alembic_head()
     children: dict[int, object] = {}
     pending = b""
     while True:
@@ -114,4 +119,7 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--serve"]:
         serve()
     else:
+        from course_utils.grader.nbgrader_runner import in_process_alembic_head
+
+        in_process_alembic_head()
         main()

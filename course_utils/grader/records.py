@@ -8,8 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-Status = Literal["graded", "error", "missing"]
-STATUSES: tuple[Status, ...] = ("graded", "error", "missing")
+# graded; error (the detail says why); missing (nothing handed in); unmatched (something was handed
+# in, but no notebook could be taken for the assignment: the detail says what was there).
+Status = Literal["graded", "error", "missing", "unmatched"]
+STATUSES: tuple[Status, ...] = ("graded", "error", "missing", "unmatched")
+# Statuses that need someone to act: `course autograde` exits non-zero when a row has one.
+NEEDS_ACTION: tuple[Status, ...] = ("error", "unmatched")
+# What a row adds to its detail when its error may be the grading machine's rather than the
+# notebook's (an internal error, a kernel lost twice, nbgrader killed, a gradebook out of reach).
+RETRIED = "the next `course autograde` grades it again (the cause may be the grading machine's, not the notebook's)"
 
 # grades.csv, one row per record; also what the journal keeps of each. `score` counts every
 # point the tests (and any grader, in the formgrader) gave, before the late penalty, as
@@ -27,7 +34,7 @@ HOLDING = ("source:", "edited graded cell:", "processes:")
 class GradeRecord:
     student_id: str
     assignment: str
-    status: Status                 # graded; error (detail says why); missing (nothing handed in)
+    status: Status                 # see Status
     score: float = 0.0
     max_score: float = 0.0
     detail: str = ""               # "all tests passed", "failed: <cells>", or the error, for the student
@@ -40,6 +47,7 @@ class GradeRecord:
     comments: dict[str, str | None] = field(default_factory=dict, repr=False)  # nbgrader's auto comments
     timestamp: str = ""            # the submission's timestamp.txt (from nbgrader's exchange), "" if none
     late_submission_penalty: float = 0.0
+    retry: bool = False            # an error that may be the machine's (see RETRIED): graded again by the next run
 
     def summary(self) -> dict:
         """The CSV columns of this record (flags joined), as the journal and grades.csv keep them."""

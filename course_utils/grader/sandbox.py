@@ -38,6 +38,16 @@ root's drop to uid 65534 between the two bwraps (bubblewrap maps a uid but never
 the grader-side links to the kernel's sockets through /proc/PID/root (a sandbox's files are not
 visible from outside it; jupyter_client needs socket paths it can connect to).
 
+A kernel may also be pre-started, so that a job does not wait for it to start and import torch:
+the grading worker starts `python -m course_utils.grader.sandbox --prestart FOLDER NAME` while the
+job before runs. That launcher builds the same sandbox, whose kernel process imports torch and
+ipykernel and then waits; the job's kernelspec launcher (COURSE_SANDBOX_PRESTARTED names FOLDER)
+hands it over over a Unix socket in FOLDER: the notebook's folder copied into FOLDER/NAME (bound
+read-only as the cold sandbox binds it), then the connection file and the kernel's arguments. The
+pre-started launcher accepts one hand-over only, and only from a launcher whose kernel environment,
+limits and folder name are exactly its own (`prestart_key`); otherwise, or when nothing takes it, it
+ends its sandbox and the job's kernel starts cold. Its report lines join the job's report.
+
 Run as: python -m course_utils.grader.sandbox -f CONNECTION_FILE
 """
 from __future__ import annotations
@@ -49,6 +59,7 @@ import re
 import resource
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -59,6 +70,9 @@ SANDBOX_UID = SANDBOX_GID = 65534  # "nobody": owns nothing on the machine
 HOME = "/home/student"
 SOCKETS = "/run/kernel"            # the kernel's Unix sockets, on a tmpfs of their own
 STAGING = "/run/course"            # read-only: the notebook's folder as graded, the connection file
+PRESTARTED = "COURSE_SANDBOX_PRESTARTED"  # a pre-started sandbox's hand-over folder, for the job's launcher
+HANDED_CONNECTION = f"{STAGING}/job/connection.json"  # a pre-started kernel's connection file, written at hand-over
+PRESTART_WAIT_SECONDS = 900        # a pre-started sandbox that no job takes in this time ends itself
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # What programs read from /etc; /etc itself (shadow, ssh keys, the machine's configuration) stays outside.
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "fonts",
@@ -212,13 +226,14 @@ class Layout:
     """Where everything is inside the sandbox, and the bwrap arguments that build it."""
 
     def __init__(self, notebook_folder: str, connection: dict, folder_bytes: int, tmp_bytes: int,
-                 shm_bytes: int, fonts: str = "") -> None:
+                 shm_bytes: int, fonts: str = "", handover: str = "") -> None:
         self.host_folder = os.path.realpath(notebook_folder)
         self.folder = os.path.join(HOME, os.path.basename(self.host_folder) or "notebook")
         self.connection = connection
         self.folder_bytes, self.tmp_bytes, self.shm_bytes = folder_bytes, tmp_bytes, shm_bytes
         self.fonts = fonts if fonts and os.path.isdir(fonts) else ""
         self.root = os.geteuid() == 0
+        self.handover = handover  # a pre-started sandbox's: its connection file arrives there
 
     def kernel_connection(self) -> dict:
         """The connection file the kernel reads: the same ports and key, sockets in SOCKETS."""
@@ -226,9 +241,7 @@ class Layout:
 
     def socket_links(self, pid: int) -> dict[str, str]:
         """{grader-side socket path: the kernel's socket, reached through the sandbox's root}."""
-        ip = self.connection["ip"]
-        return {f"{ip}-{self.connection[name]}": f"/proc/{pid}/root{SOCKETS}/k-{self.connection[name]}"
-                for name in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")}
+        return socket_links(self.connection, pid)
 
     def arguments(self, data_fds: dict[str, int], status_fd: int) -> list[str]:
         """bwrap's arguments, up to the command. `data_fds`: {path in the sandbox: fd of its contents}."""
@@ -270,6 +283,8 @@ class Layout:
             mount("--ro-bind", folder, folder)
         mount("--ro-bind-try", "/sys", "/sys")
         mount("--ro-bind", self.host_folder, f"{STAGING}/notebook")
+        if self.handover:
+            mount("--ro-bind", os.path.join(self.handover, "job"), os.path.dirname(HANDED_CONNECTION))
         if self.fonts:
             mount("--ro-bind", self.fonts, f"{STAGING}/matplotlib")
         for path, fd in data_fds.items():
@@ -286,6 +301,31 @@ class Layout:
         for name, value in kernel_environment(os.environ).items():
             args += ["--setenv", name, value]
         return args
+
+
+def socket_links(connection: dict, pid: int) -> dict[str, str]:
+    """{grader-side socket path: the kernel's socket, reached through the sandbox's root}."""
+    ip = connection["ip"]
+    return {f"{ip}-{connection[name]}": f"/proc/{pid}/root{SOCKETS}/k-{connection[name]}"
+            for name in ("shell_port", "iopub_port", "stdin_port", "control_port", "hb_port")}
+
+
+def _sizes(environ: Mapping[str, str]) -> tuple[int, int, int]:
+    def size(name: str, default: int) -> int:
+        return int(environ.get(name, "0") or 0) or default
+
+    return (size("COURSE_SANDBOX_FOLDER_BYTES", FOLDER_BYTES), size("COURSE_SANDBOX_TMP_BYTES", TMP_BYTES),
+            size("COURSE_SANDBOX_SHM_BYTES", SHM_BYTES))
+
+
+def prestart_key(environ: Mapping[str, str], folder_name: str) -> dict:
+    """Everything a graded kernel's sandbox depends on besides the notebook and the connection: a
+    pre-started sandbox serves only a launcher with exactly the same key, so that its kernel is the
+    one a cold start would have made (environment, limits, the name of its folder, the Python)."""
+    return {"environment": kernel_environment(environ), "sizes": list(_sizes(environ)),
+            "limits": [environ.get(n, "") for n in ("COURSE_SANDBOX_MEMORY_BYTES", "COURSE_SANDBOX_CPU_SECONDS")],
+            "fonts": environ.get("COURSE_SANDBOX_FONTS", ""), "folder": folder_name, "python": sys.executable,
+            "uid": os.geteuid()}
 
 
 def _passwd() -> tuple[bytes, bytes]:
@@ -420,12 +460,17 @@ def main(argv: list[str] | None = None) -> None:
     if argv[:1] == ["--inside"]:
         inside(argv[1:])
         return
+    if argv[:1] == ["--prestart"]:
+        os._exit(prestart(argv[1], argv[2]))
     _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))  # nbgrader gone: this job is over
     apply_limits()
     record("started", os.getpid())
     connection = _connection_file(argv)
-    bwrap, problem = find_bwrap()
-    code = run_isolated(argv, connection, bwrap) if bwrap and connection else None
+    handover = os.environ.get(PRESTARTED, "")
+    code = run_prestarted(argv, connection, handover) if handover and connection else None
+    bwrap, problem = find_bwrap() if code is None else (None, "")
+    if code is None and bwrap and connection:
+        code = run_isolated(argv, connection, bwrap)
     if code is None:
         if problem:
             record("isolation", problem)
@@ -433,12 +478,207 @@ def main(argv: list[str] | None = None) -> None:
     os._exit(code)
 
 
+# ---------------------------------------------------------------------------- pre-started sandboxes
+
+def prestart(handover: str, name: str) -> int:
+    """A sandbox built before its job: its kernel imports torch, then waits for one hand-over (see above).
+
+    `handover`: a folder private to the grader (mode 0700) where the job's launcher finds the socket;
+    `name`: the notebook folder's name (the assignment), part of the kernel's working directory.
+    """
+    _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))  # the worker gone: no job will come
+    apply_limits()
+    bwrap, _ = find_bwrap()
+    if not bwrap:
+        return 1  # nothing listens: the job's launcher starts its kernel cold, and reports why
+    record("prestarted", os.getpid())
+    staging, job = os.path.join(handover, name), os.path.join(handover, "job")
+    for folder in (staging, job):  # 0755: root's sandbox reads them as uid 65534; the 0700 handover hides them
+        os.makedirs(folder, exist_ok=True)
+        os.chmod(folder, 0o755)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(os.path.join(handover, "socket"))
+    listener.listen(1)
+    layout = Layout(staging, {}, *_sizes(os.environ), os.environ.get("COURSE_SANDBOX_FONTS", ""), handover)
+    passwd, group = _passwd()
+    data = {"/etc/passwd": _data_fd(passwd), "/etc/group": _data_fd(group)}
+    status_read, status_write = os.pipe()
+    go_read, go_write = os.pipe()
+    report_fd = _report_fd if _report_fd is not None else os.open(os.devnull, os.O_WRONLY)
+    command = [bwrap, *layout.arguments(data, status_write), "--", sys.executable, "-m",
+               "course_utils.grader.sandbox", "--inside", str(report_fd), layout.folder, "--go", str(go_read)]
+    proc = subprocess.Popen(command, pass_fds=[*data.values(), status_write, report_fd, go_read],
+                            preexec_fn=_in_bwrap)
+    for fd in (*data.values(), status_write, go_read):
+        os.close(fd)
+    _forward_signals_to(proc)
+    status = os.fdopen(status_read)
+    first = json.loads(status.readline() or "{}")
+    if "child-pid" not in first:
+        proc.kill()
+        return 1
+    listener.settimeout(PRESTART_WAIT_SECONDS)
+    try:
+        conn, _ = listener.accept()  # one hand-over, never a second: a kernel serves one submission
+    except OSError:
+        proc.kill()
+        return 1
+    finally:
+        listener.close()
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(handover, "socket"))
+    channel = conn.makefile("rw")
+
+    def answer(message: dict) -> None:
+        channel.write(json.dumps(message) + "\n")
+        channel.flush()
+
+    request = json.loads(channel.readline() or "{}")
+    if request.get("key") != prestart_key(os.environ, name):
+        answer({"ok": False})
+        proc.kill()
+        return 1
+    answer({"ok": True})
+    handed = json.loads(channel.readline() or "{}")  # once the launcher copied the notebook's folder in
+    if "connection" not in handed:
+        proc.kill()
+        return 1
+    _give_to_sandbox_user(staging, layout.root)
+    connection_file = os.path.join(job, "connection.json")
+    with open(os.open(connection_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "w") as handle:
+        json.dump({**handed["connection"], "transport": "ipc", "ip": f"{SOCKETS}/k"}, handle)
+    _give_to_sandbox_user(connection_file, layout.root)
+    for link, target in socket_links(handed["connection"], first["child-pid"]).items():
+        _replace_symlink(target, link)
+    os.write(go_write, json.dumps(handed["argv"]).encode())
+    os.close(go_write)
+    answer({"started": True})
+    threading.Thread(target=_serve_launcher, args=(conn, proc), daemon=True).start()
+    code = None
+    for line in status:
+        message = json.loads(line)
+        if "exit-code" in message:
+            code = message["exit-code"]
+            break
+    proc.wait()
+    code = proc.returncode if code is None else code
+    with contextlib.suppress(OSError):
+        answer({"exit": code})
+    return code
+
+
+def _give_to_sandbox_user(path: str, root: bool) -> None:
+    """As root: the hand-over's files to uid 65534, who copies them in (root's cold sandbox does so as root)."""
+    if not root:
+        return
+    for top, folders, files in os.walk(path) if os.path.isdir(path) else [("", [], [path])]:
+        for name in [top, *(os.path.join(top, n) for n in folders + files)] if top else files:
+            os.lchown(name, SANDBOX_UID, SANDBOX_GID)
+
+
+def _serve_launcher(conn: socket.socket, proc: subprocess.Popen) -> None:
+    """The job's launcher's interrupts reach the kernel; its end (a time limit, nbgrader gone) ends the sandbox."""
+    for line in conn.makefile("r"):
+        if line.strip() == "interrupt":
+            # This launcher leads the process group of bwrap, the supervisor and the kernel; it and
+            # they ignore SIGINT but the kernel, as jupyter_client's signal to a cold launcher's group.
+            os.killpg(os.getpgrp(), signal.SIGINT)
+    proc.kill()
+
+
+def run_prestarted(argv: list[str], connection_path: str, handover: str) -> int | None:
+    """Hand this kernel's connection to the sandbox pre-started in `handover`; its exit code, or None
+    where there is none to take or it is not exactly the sandbox a cold start would build."""
+    name = os.path.basename(os.path.realpath(os.getcwd())) or "notebook"
+    with open(connection_path) as handle:
+        connection = json.load(handle)
+    if connection.get("transport") != "ipc":
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(os.path.join(handover, "socket"))
+        channel = conn.makefile("rw")
+
+        def ask(message: dict) -> dict:
+            channel.write(json.dumps(message) + "\n")
+            channel.flush()
+            return json.loads(channel.readline() or "{}")
+
+        if not ask({"key": prestart_key(os.environ, name)}).get("ok"):
+            return None
+        shutil.copytree(os.getcwd(), os.path.join(handover, name), dirs_exist_ok=True, symlinks=True)
+        if not ask({"connection": connection, "argv": _with_connection(argv, HANDED_CONNECTION)}).get("started"):
+            return None
+    except (OSError, ValueError):
+        conn.close()
+        return None
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # ending this launcher ends the sandbox (the socket closes)
+        signal.signal(sig, lambda *_: os._exit(128 + signal.SIGTERM))
+    signal.signal(signal.SIGINT, lambda *_: conn.sendall(b"interrupt\n"))
+    ended = json.loads(channel.readline() or '{"exit": -9}')
+    _adopt_report(handover)
+    return int(ended.get("exit", -9))
+
+
+def _adopt_report(handover: str) -> None:
+    """The pre-started sandbox's report lines and kernel output, into this job's report and log."""
+    with contextlib.suppress(OSError), open(os.path.join(handover, "report.jsonl")) as report:
+        for line in report:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                item = json.loads(line)
+                record(item["kind"], item["detail"])
+    with contextlib.suppress(OSError), open(os.path.join(handover, "kernel.log"), errors="replace") as log:
+        sys.stderr.write(log.read())
+        sys.stderr.flush()
+
+
+def _preload() -> None:
+    """What every graded notebook imports first: imported while the job before still runs.
+
+    Not matplotlib: it reads its backend from MPLBACKEND when imported, which ipykernel sets when it starts.
+    """
+    import ipykernel.kernelapp  # noqa: F401
+    import torch  # noqa: F401
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _prestarted_kernel(go_fd: int, folder: str) -> int:
+    """Fork the kernel, which preloads and waits; at the hand-over copy the folder in and let it start."""
+    ready_read, ready_write = os.pipe()
+    kernel = os.fork()
+    if kernel == 0:
+        os.close(_report_fd)  # the kernel never holds the report
+        os.close(go_fd)
+        os.close(ready_write)
+        with contextlib.suppress(Exception):
+            _preload()
+        message = _read_all(ready_read)
+        if not message:  # never handed over: it ends unused
+            os._exit(1)
+        _start_kernel(json.loads(message))
+    os.close(ready_read)
+    message = _read_all(go_fd)
+    os.close(go_fd)
+    if message:
+        shutil.copytree(f"{STAGING}/notebook", folder, dirs_exist_ok=True, symlinks=True)
+        os.write(ready_write, message)
+    os.close(ready_write)
+    return kernel
+
+
 # ---------------------------------------------------------------------------- the supervisor (inside)
 
 def inside(argv: list[str]) -> None:
     """PID 1 of the sandbox: set up as the sandbox user, run the kernel, end what it leaves behind."""
     global _report_fd
-    report, folder, _, *kernel_argv = argv
+    report, folder, marker, *kernel_argv = argv
+    go_fd = int(kernel_argv[0]) if marker == "--go" else None  # a pre-started sandbox: the hand-over's pipe
     _report_fd = int(report)
     if os.getuid() == 0:  # bwrap ran as root: set up, then run on as the sandbox user in a user namespace
         _copy_in(folder)
@@ -459,10 +699,13 @@ def inside(argv: list[str]) -> None:
         _copy_in(folder)
     become_subreaper()  # PID 1 already is one; under root's nested bwrap, PID 1 is bwrap
     places = {folder: "folder", "/tmp": "tmp", HOME: "home", "/dev/shm": "shm"}  # as jobs.STORAGE names them
-    kernel = os.fork()
-    if kernel == 0:
-        os.close(_report_fd)  # the kernel never holds the report: it could truncate or forge it
-        _start_kernel(kernel_argv)
+    if go_fd is not None:
+        kernel = _prestarted_kernel(go_fd, folder)
+    else:
+        kernel = os.fork()
+        if kernel == 0:
+            os.close(_report_fd)  # the kernel never holds the report: it could truncate or forge it
+            _start_kernel(kernel_argv)
     code = supervise(kernel)
     for path, name in places.items():
         if _full(path):
@@ -487,7 +730,7 @@ def _copy_in(folder: str) -> None:
     os.makedirs(cache, exist_ok=True)
     if os.path.isdir(f"{STAGING}/matplotlib"):
         for name in os.listdir(f"{STAGING}/matplotlib"):
-            if name.startswith("fontlist-") and name.endswith(".json"):
+            if name.startswith("fontlist-") and name.endswith(".json") and not os.path.exists(f"{cache}/{name}"):
                 shutil.copy(f"{STAGING}/matplotlib/{name}", cache)
 
 

@@ -32,16 +32,27 @@ class Prepared:
 
 
 def locate(folder: Path, aid: str) -> tuple[Path | None, str | None]:
-    """The student's notebook for `aid` in `folder`, or None; a lone misnamed notebook counts."""
+    """The student's notebook for `aid` in `folder` and a note; a lone misnamed notebook counts.
+
+    (path, None): the notebook as named; (path, note): a lone notebook of another name, which is
+    graded, and the note says so; (None, None): nothing handed in; (None, note): something was
+    handed in, but no one notebook can be taken for `aid`, and the note says what was there.
+    """
     expected = folder / f"{aid}.ipynb"
     if expected.is_file():
         return expected, None
     if not folder.is_dir():
         return None, None
-    others = sorted(p for p in folder.glob("*.ipynb") if not p.name.startswith("."))
-    if len(others) == 1:
-        return others[0], f"graded {others[0].name} in place of {expected.name}"
-    return None, None
+    found = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+    notebooks = [name for name in found if name.endswith(".ipynb") and (folder / name).is_file()]
+    if len(notebooks) == 1:
+        return folder / notebooks[0], f"graded {notebooks[0]} in place of {expected.name}"
+    if not found:
+        return None, None
+    shown = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+    what = f"{len(notebooks)} notebooks" if notebooks else "no notebook"
+    return None, (f"handed in {what} ({shown}) and none named {expected.name}: "
+                  f"rename the one to grade to {expected.name}")
 
 
 def read_notebook(raw: bytes, name: str) -> NotebookNode:

@@ -1,13 +1,19 @@
 """Where grading jobs run: a local pool of workers, or a Dask cluster.
 
 Either way each job is `jobs.run_job` on one (student, assignment), results come back as
-they finish (so one writer can merge them), and at most two jobs per worker are in flight:
-a class of thousands never holds every submission in memory at once.
+they finish (so one writer can merge them), and at most two jobs per grading slot are in
+flight: a class of thousands never holds every submission in memory at once.
+
+On Dask, each job's kernel gets its share of the cores of the machine it lands on (see
+`with_thread_share`), decided on the worker, so that machines of different sizes each split
+their own cores; docs/grading-on-a-cluster.md says how to start a cluster for grading.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import replace
 from itertools import islice
 
 from course_utils.course import CourseError
@@ -17,21 +23,80 @@ from course_utils.grader.records import GradeRecord
 IN_FLIGHT_PER_WORKER = 2
 
 
+def lost(job: GradeJob, error: BaseException) -> GradeRecord:
+    """The record of a job whose worker failed it (a Dask worker that died, a job that raised):
+    an error of the grading machine's, which the next run grades again."""
+    return GradeRecord(job.student, job.assignment, "error", retry=True,
+                       detail=f"the grading worker failed ({type(error).__name__}: {str(error)[:200]})")
+
+
+def _outcome(future: object, job: GradeJob) -> GradeRecord:
+    try:
+        return future.result()
+    except Exception as error:  # noqa: BLE001  (one lost job must not stop the class's run)
+        return lost(job, error)
+
+
 def run_local(jobs: Iterable[GradeJob], workers: int) -> Iterator[GradeRecord]:
     """Run jobs `workers` at a time; each job is its own nbgrader process (the threads only wait)."""
     workers = max(1, workers)
     pending = iter(jobs)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        running = {pool.submit(run_job, job) for job in islice(pending, IN_FLIGHT_PER_WORKER * workers)}
+        running = {pool.submit(run_job, job): job for job in islice(pending, IN_FLIGHT_PER_WORKER * workers)}
         while running:
-            done, running = wait(running, return_when=FIRST_COMPLETED)
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                yield future.result()
-                running |= {pool.submit(run_job, job) for job in islice(pending, 1)}
+                yield _outcome(future, running.pop(future))
+                running |= {pool.submit(run_job, job): job for job in islice(pending, 1)}
 
 
-def run_dask(jobs: Iterable[GradeJob], workers: int, address: str | None = None) -> Iterator[GradeRecord]:
-    """Run jobs on a Dask cluster: the one at `address`, or a LocalCluster of `workers` processes."""
+def thread_share(cores: int, slots: int) -> int:
+    """CPU threads of one kernel on a machine with `cores` cores and `slots` kernels at once (at least 1)."""
+    return max(1, cores // max(1, slots))
+
+
+def slots_on_each_host(workers: dict[str, dict]) -> dict[str, int]:
+    """Grading slots (jobs at once: the threads of its Dask workers) of each host, from the scheduler's info."""
+    slots: Counter[str] = Counter()
+    for info in workers.values():
+        slots[info["host"]] += info["nthreads"]
+    return dict(slots)
+
+
+def slots_on_this_host() -> int:
+    """On a Dask worker: the grading slots of its host, as the scheduler knows them now (this worker's included)."""
+    from dask.distributed import get_client, get_worker
+
+    worker = get_worker()
+    everyone = get_client().scheduler_info(n_workers=-1)["workers"]
+    # A worker is in the scheduler's info under the address it gave; should it not be, its own slots.
+    here = everyone.get(worker.address, {"host": None, "nthreads": worker.state.nthreads})
+    return slots_on_each_host(everyone).get(here["host"], here["nthreads"])
+
+
+def with_thread_share(grade: Callable[[GradeJob], GradeRecord], job: GradeJob) -> GradeRecord:
+    """`grade(job)` on a Dask worker, the job's kernel limited to its share of this machine's cores.
+
+    The share is the cores this worker process may use (its CPU affinity) over the grading
+    slots of every worker on its host when the job starts (a worker that joined since the run
+    began counts too). A `threads` the instructor set is kept.
+    """
+    if not job.limits.threads:
+        # Imported here: pipeline imports this module.
+        from course_utils.grader.pipeline import available_cores
+
+        share = thread_share(available_cores(), slots_on_this_host())
+        job = replace(job, limits=replace(job.limits, threads=share))
+    return grade(job)
+
+
+def run_dask(jobs: Iterable[GradeJob], workers: int, address: str | None = None,
+             grade: Callable[[GradeJob], GradeRecord] = run_job) -> Iterator[GradeRecord]:
+    """Run jobs on a Dask cluster: the one at `address`, or a LocalCluster of `workers` processes.
+
+    Each job is `grade(job)` (`run_job`; a test may observe what a job gets on a worker) through
+    `with_thread_share`, on the worker that runs it.
+    """
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError as error:
@@ -45,13 +110,21 @@ def run_dask(jobs: Iterable[GradeJob], workers: int, address: str | None = None)
     else:
         client = Client(address)
     try:
-        slots = IN_FLIGHT_PER_WORKER * max(1, len(client.scheduler_info().get("workers", {})) or workers)
         pending = iter(jobs)
-        finished = as_completed([client.submit(run_job, job, pure=False) for job in islice(pending, slots)])
+        finished = as_completed()
+        submitted: dict[str, GradeJob] = {}
+
+        def top_up() -> None:  # to two jobs per slot of the cluster as it is now: workers may join during a run
+            slots = sum(slots_on_each_host(client.scheduler_info(n_workers=-1)["workers"]).values()) or workers
+            for job in islice(pending, max(0, IN_FLIGHT_PER_WORKER * max(1, slots) - finished.count())):
+                future = client.submit(with_thread_share, grade, job, pure=False)
+                submitted[future.key] = job
+                finished.add(future)
+
+        top_up()
         for future in finished:
-            yield future.result()
-            for job in islice(pending, 1):
-                finished.add(client.submit(run_job, job, pure=False))
+            yield _outcome(future, submitted.pop(future.key))
+            top_up()
     finally:
         client.close()
         if cluster is not None:

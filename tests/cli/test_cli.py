@@ -1,5 +1,6 @@
 """The `course` command: clear errors, defaults written once, and Validate as a student uses it."""
 import inspect
+import os
 import subprocess
 import sys
 
@@ -65,3 +66,42 @@ def test_help_loads_no_heavy_library():
             "print(sorted(m for m in ('nbgrader', 'nbformat', 'papermill', 'torch', 'dask') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
+def test_every_command_that_opens_the_gradebook_takes_the_same_db_url():
+    from course_utils.cli import build_parser
+    from course_utils.cli.common import DB_URL_HELP
+
+    parser = build_parser()
+    url = "postgresql://grader@db/course"
+    for command in ("autograde", "feedback", "export", "report", "lab"):
+        assert parser.parse_args([command, "--db-url", url]).db_url == url, command
+        options = parser._subparsers._group_actions[0].choices[command]._option_string_actions
+        assert options["--db-url"].help == DB_URL_HELP, f"{command} has its own --db-url"
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_lab_refuses_a_db_url_the_formgrader_would_not_follow(tmp_path, monkeypatch):
+    """nbgrader's formgrader rereads nbgrader_config.py, whose own db_url then wins over the command line."""
+    from course_utils.cli.common import DB_URL_ENV
+    from course_utils.cli.lab import require_config_follows
+    from course_utils.course import Course
+
+    (tmp_path / "solutions").mkdir()
+    fixed = 'c = get_config()\nc.CourseDirectory.db_url = "sqlite:///fixed.db"\n'
+    (tmp_path / "nbgrader_config.py").write_text(fixed)
+    url = "postgresql://grader@db/course"
+    result = run_course("lab", "--instructor", "--no-browser", "--port", _free_port(), "--db-url", url, cwd=tmp_path)
+    assert result.returncode == 2 and DB_URL_ENV in result.stderr and "--db-url cannot reach" in result.stderr
+    (tmp_path / "nbgrader_config.py").write_text(
+        f'import os\n{fixed}c.CourseDirectory.db_url = os.environ.get("{DB_URL_ENV}", c.CourseDirectory.db_url)\n')
+    monkeypatch.delenv(DB_URL_ENV, raising=False)
+    require_config_follows(Course(tmp_path), url)
+    assert DB_URL_ENV not in os.environ, "the check leaves this process's environment as it was"

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from conftest import run_course
-from course_utils.grader.export import CANVAS_COLUMNS, POINTS_ROW, CanvasExportPlugin, final_score
+from course_utils.grader.export import (CANVAS_COLUMNS, POINTS_ROW, CanvasExportPlugin, CheckedCsvExportPlugin, NoGrades,
+                                        final_score)
 from course_utils.grader.gradebook import opened
 
 
@@ -95,3 +96,57 @@ def test_course_export_runs_nbgraders_exporter_with_the_plugin(tmp_path):
     nbgrader_csv = run_course("export", "--format", "nbgrader", cwd=tmp_path)
     assert nbgrader_csv.returncode == 0, nbgrader_csv.stdout + nbgrader_csv.stderr
     assert "late_submission_penalty" in (tmp_path / "reports" / "nbgrader.csv").read_text()
+
+
+def test_a_missing_student_gets_the_configured_value_and_an_assignment_nobody_handed_in_is_left_out(tmp_path):
+    url = _gradebook(tmp_path)
+    with opened(url, "attention-graded") as gb:
+        gb.add_assignment("03_c")
+        gb.add_notebook("03_c", "03_c")
+        gb.add_grade_cell("test_1", "03_c", "03_c", max_score=2.0, cell_type="code")
+        gb.db.commit()
+        CanvasExportPlugin(to=str(tmp_path / "zero.csv")).export(gb)
+        CanvasExportPlugin(to=str(tmp_path / "blank.csv"), missing="").export(gb)
+    zero, blank = _read(tmp_path / "zero.csv"), _read(tmp_path / "blank.csv")
+    assert zero[0][-2:] == blank[0][-2:] == ["01_a", "02_b"], "03_c, which nobody handed in, is left out"
+    assert {row[3]: row[-1] for row in zero[2:]} == {"ana": "5", "ben": "0"}
+    assert {row[3]: row[-1] for row in blank[2:]} == {"ana": "5", "ben": ""}
+
+
+def test_a_gradebook_without_submissions_is_refused_by_both_formats(tmp_path):
+    with opened(f"sqlite:///{tmp_path / 'gradebook.db'}", "attention-graded") as gb:
+        gb.add_assignment("01_a")
+        gb.add_student("ana")
+        for plugin in (CanvasExportPlugin, CheckedCsvExportPlugin):
+            with pytest.raises(NoGrades, match=r"holds no submission of any assignment.*--db-url"):
+                plugin(to=str(tmp_path / "out.csv")).export(gb)
+    assert not (tmp_path / "out.csv").exists()
+
+
+def _course(root):
+    (root / "solutions").mkdir()
+    (root / "nbgrader_config.py").write_text(
+        'c = get_config()\nc.CourseDirectory.course_id = "attention-graded"\n'
+        f'c.CourseDirectory.db_url = "sqlite:///{root / "gradebook.db"}"\n')
+
+
+@pytest.mark.slow
+def test_course_export_fails_loudly_on_an_empty_gradebook(tmp_path):
+    _course(tmp_path)
+    done = run_course("export", cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "No grades to export" in done.stderr and "course autograde" in done.stderr and "--db-url" in done.stderr
+    assert not (tmp_path / "reports" / "canvas.csv").exists()
+
+
+@pytest.mark.slow
+def test_missing_is_zero_or_blank_from_the_config_or_the_option(tmp_path):
+    _course(tmp_path)
+    _gradebook(tmp_path)
+    with (tmp_path / "nbgrader_config.py").open("a") as config:
+        config.write('c.CanvasExportPlugin.missing = ""\n')
+    from_config = run_course("export", "--to", tmp_path / "config.csv", cwd=tmp_path)
+    option = run_course("export", "--missing", "zero", "--to", tmp_path / "option.csv", cwd=tmp_path)
+    assert from_config.returncode == option.returncode == 0, from_config.stderr + option.stderr
+    assert {row[3]: row[-1] for row in _read(tmp_path / "config.csv")[2:]} == {"ana": "5", "ben": ""}
+    assert {row[3]: row[-1] for row in _read(tmp_path / "option.csv")[2:]} == {"ana": "5", "ben": "0"}

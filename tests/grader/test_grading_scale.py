@@ -7,6 +7,7 @@ import copy
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -138,9 +139,13 @@ def hostile_class(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     scratch = _class(root, {**honest_students(), **HOSTILE})
     _misnamed(scratch.root)
+    twice = scratch.root / "submitted" / "l_two_notebooks" / AID
+    twice.mkdir(parents=True)
+    for name in ("draft.ipynb", "final.ipynb"):
+        ipynb.write(S.perfect(ipynb.read(COURSE.release(AID)), ipynb.read(COURSE.solution(AID))), twice / name)
     (scratch.root / "submitted" / "n_missing" / AID).mkdir(parents=True)
     result = run_course("autograde", "--workers", "2", *LIMITS, cwd=scratch.root)
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.returncode == 1, "rows in error: a cron job must see it\n" + result.stdout + result.stderr
     return _rows(scratch.root), scratch
 
 
@@ -165,7 +170,7 @@ def test_every_student_has_a_row_with_status_and_detail(hostile_class):
     students = {p.name for p in (scratch.root / "submitted").iterdir()}
     assert set(rows) == students
     for row in rows.values():
-        assert row["status"] in {"graded", "error", "missing"} and row["detail"], row
+        assert row["status"] in {"graded", "error", "missing", "unmatched"} and row["detail"], row
 
 
 @pytest.mark.slow
@@ -220,14 +225,21 @@ def test_reading_solutions_or_other_students_is_blocked_and_flagged(hostile_clas
 
 @pytest.mark.slow
 def test_broken_and_misplaced_notebooks(hostile_class):
-    rows, _ = hostile_class
+    rows, scratch = hostile_class
     assert rows["j_duplicate_grade_id"]["status"] == "graded"
     assert _score(rows["j_duplicate_grade_id"])[0] == _score(rows["j_duplicate_grade_id"])[1]
     assert "duplicate grade ids" in rows["j_duplicate_grade_id"]["flags"]
     for name in ("k_truncated_json", "k_not_json"):
         assert rows[name]["status"] == "error" and "not valid notebook JSON" in rows[name]["detail"]
     assert rows["l_misnamed"]["status"] == "graded" and "my copy.ipynb" in rows["l_misnamed"]["detail"]
-    assert rows["n_missing"]["status"] == "missing"
+    assert rows["n_missing"]["status"] == "missing", "an empty folder: nothing handed in"
+    two = rows["l_two_notebooks"]
+    assert two["status"] == "unmatched" and "draft.ipynb, final.ipynb" in two["detail"], two
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{scratch.root / 'gradebook.db'}", "attention-graded") as gb:
+        roster = {student.id for student in gb.students}
+    assert {"l_two_notebooks", "n_missing"} <= roster, "the formgrader and the LMS export list them"
     for name in ("m_deleted_test_cell", "m_edited_test_cell"):
         assert _score(rows[name])[0] == _score(rows[name])[1], f"{name}: the grader restores its tests"
 
@@ -257,9 +269,12 @@ def test_a_killed_grader_resumes_without_regrading(tmp_path):
     grader.wait()
     first = journal.read_text().count("\n")
     assert 1 <= first < 4, "the kill came after the first student and before the last"
+    so_far = [row for row in _rows(scratch.root).values() if row["status"] == "graded"]
+    assert len(so_far) >= first, "grades.csv is written as the run goes, not only when it finishes"
 
     result = run_course("autograde", "--workers", "2", *LIMITS, cwd=scratch.root)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert f"taking over the lock of course autograde (PID {grader.pid}" in result.stderr
     records = [json.loads(line) for line in journal.read_text().splitlines()]
     assert len(records) == 4 and len({r["student_id"] for r in records}) == 4, "nothing graded twice"
     rows = _rows(scratch.root)
@@ -269,10 +284,25 @@ def test_a_killed_grader_resumes_without_regrading(tmp_path):
     assert journal.read_text().count("\n") == 8, "--force regrades everyone"
 
 
+PRINT_THREADS = 'print("kernel threads:", torch.get_num_threads())'
+
+
+def _kernel_threads(root):
+    """The threads the perfect student's kernel had, as its autograded notebook printed them."""
+    nb = ipynb.read(Path(root) / "autograded" / "a_perfect" / AID / f"{AID}.ipynb")
+    printed = "".join(out.get("text", "") for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs)
+    return int(printed.split("kernel threads:")[1].split()[0])
+
+
 @pytest.fixture(scope="module")
 def small_class(tmp_path_factory):
-    """Three honest students graded on the local pool: the grades other back-ends must match."""
-    scratch = _class(tmp_path_factory.mktemp("small"), honest_students())
+    """Three honest students graded on the local pool: the grades other back-ends must match.
+
+    The perfect student also prints the threads torch got, so that a test can read, in the
+    autograded notebook, what the kernel itself was given.
+    """
+    students = {**honest_students(), "a_perfect": lambda r, s: _append(S.perfect(r, s), "softmax", PRINT_THREADS)}
+    scratch = _class(tmp_path_factory.mktemp("small"), students)
     result = run_course("autograde", "--workers", "2", *LIMITS, cwd=scratch.root)
     assert result.returncode == 0, result.stdout + result.stderr
     return scratch, {k: (r["score"], r["status"]) for k, r in _rows(scratch.root).items()}
@@ -286,32 +316,65 @@ def test_dask_local_cluster_gives_the_same_grades(small_class):
     assert {k: (r["score"], r["status"]) for k, r in _rows(scratch.root).items()} == expected
 
 
+def _start_on_every_core(command, cwd):
+    """Start `command` on every core of the machine, where the suite pins each of its own workers to one.
+
+    A kernel's threads then tell its share (every core, for one slot) from Dask's default of one thread.
+    (Set here and given back, rather than in a preexec_fn, which is unsafe in a process with threads.)
+    """
+    pinned = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    try:
+        return subprocess.Popen(list(map(str, command)), cwd=cwd, start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    finally:
+        os.sched_setaffinity(0, pinned)
+
+
 @pytest.mark.slow
-def test_dask_cluster_at_an_address_gives_the_same_grades(small_class):
-    from dask.distributed import LocalCluster
+def test_a_dask_scheduler_and_workers_started_elsewhere_give_the_same_grades(small_class, tmp_path):
+    """`dask scheduler` and `dask worker` as an instructor starts them: processes of their own, in a
+    folder with no course. Its one grading slot gives each kernel every core the worker may use."""
+    from dask.distributed import Client
 
     scratch, expected = small_class
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        result = run_course("autograde", "--scheduler", cluster.scheduler_address, "--force", *LIMITS,
-                            cwd=scratch.root)
+    elsewhere = tmp_path / "cluster"
+    elsewhere.mkdir()
+    address_file = elsewhere / "scheduler.json"
+    dask = [sys.executable, "-m", "dask"]
+    started = []
+    try:
+        for command in ([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                         "--dashboard-address", ":0", "--scheduler-file", address_file],
+                        [*dask, "worker", "--scheduler-file", address_file, "--nworkers", "1", "--nthreads", "1",
+                         "--no-dashboard", "--local-directory", elsewhere]):
+            started.append(_start_on_every_core(command, elsewhere))
+            deadline = time.monotonic() + 60
+            while not address_file.is_file() and time.monotonic() < deadline:
+                time.sleep(0.2)
+        address = json.loads(address_file.read_text())["address"]
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(1, timeout=120)
+            assert all(cwd == str(elsewhere) for cwd in client.run(os.getcwd).values())
+            (cores,) = set(client.run(lambda: len(os.sched_getaffinity(0))).values())
+        # Two of the three students (one slot grades them one after the other), and only this run's rows.
+        graded = {k: v for k, v in expected.items() if k != "a_blank"}
+        (scratch.root / "reports" / "grades.csv").unlink()
+        shutil.rmtree(scratch.root / "autograded")
+        result = run_course("autograde", "--scheduler", address, "--force", *LIMITS,
+                            *(f"--student={s}" for s in graded), cwd=scratch.root)
+    finally:
+        for process in reversed(started):  # the worker first, then the scheduler; each with its children
+            os.killpg(process.pid, signal.SIGTERM)
+        for process in reversed(started):
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
     assert result.returncode == 0, result.stdout + result.stderr
-    assert {k: (r["score"], r["status"]) for k, r in _rows(scratch.root).items()} == expected
-
-
-@pytest.fixture
-def postgres_url():
-    """A fresh database on the PostgreSQL server .ci/run starts (COURSE_TEST_POSTGRES_URL)."""
-    base = os.environ.get("COURSE_TEST_POSTGRES_URL")
-    if not base:
-        pytest.skip("COURSE_TEST_POSTGRES_URL is not set: .ci/run installs and starts PostgreSQL for this test")
-    import psycopg
-
-    name = f"course_test_{os.getpid()}_{int(time.time())}"
-    admin = psycopg.connect(base, autocommit=True)
-    admin.cursor().execute(f'CREATE DATABASE "{name}"')
-    yield base.rsplit("/", 1)[0] + "/" + name
-    admin.cursor().execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-    admin.close()
+    assert {k: (r["score"], r["status"]) for k, r in _rows(scratch.root).items()} == graded
+    assert _kernel_threads(scratch.root) == cores, "one slot: the kernel gets every core of its worker"
 
 
 @pytest.mark.slow
@@ -333,3 +396,4 @@ def test_bench_grade_prints_throughput():
     result = run_course("bench", "grade", "--quick", timeout=1200)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "per minute" in result.stdout and "one student's submission" in result.stdout
+    assert "course/nbgrader" in result.stdout, "the side-by-side with plain nbgrader"

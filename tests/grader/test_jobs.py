@@ -2,6 +2,7 @@
 import json
 import os
 import shutil
+import time
 
 import pytest
 
@@ -123,3 +124,79 @@ def test_a_job_grades_with_the_course_folder_gone(tmp_path):
     assert record.status == "graded" and record.score == record.max_score > 0, record.detail + record.log
     assert record.flags == [], "isolated, and nothing in the source to look at"
     assert '"nbgrader"' in record.autograded
+
+
+@pytest.fixture(scope="module")
+def cold_and_prestarted(tmp_path_factory):
+    """One submission graded twice on one worker: first by a kernel started cold, then by the pre-started one."""
+    tmp_path = tmp_path_factory.mktemp("prestart")
+    scratch = write_class(COURSE, [AID], tmp_path / "course",
+                          lambda _, release, solution: {"ana": submissions.perfect(release, solution)})
+    made = template(scratch, AID, tmp_path / "templates")
+    job = GradeJob(AID, "ana", (scratch.submitted("ana", AID) / f"{AID}.ipynb").read_bytes(), made.gradebook,
+                   scratch.config_file.read_text(), Limits(cell_seconds=60, job_seconds=300, threads=1),
+                   release=made.release)
+    jobs.end_prestarted()  # whatever an earlier test left: the first run below starts its kernel cold
+    reports, original = [], jobs.read_report
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jobs, "read_report",
+                      lambda lines, **kw: original(reports.append(list(lines)) or reports[-1], **kw))
+        records = [run_job(job), run_job(job)]
+    waiting = jobs._NEXT_KERNEL.sandbox
+    yield records, reports, waiting
+    jobs.end_prestarted()
+
+
+def _outputs(record):
+    from course_utils import ipynb
+
+    # Joined per cell: how a stream is cut into messages depends on timing, not on what the kernel printed.
+    # A cell that prints measured times (milliseconds) differs between any two runs, and is left out.
+    printed = ["".join(o.get("text") or o.get("data", {}).get("text/plain") or o.get("evalue", "")
+                       for o in cell.get("outputs", []))
+               for cell in ipynb.reads(record.autograded).cells if cell.cell_type == "code"]
+    return [text for text in printed if "time (ms)" not in text]
+
+
+@pytest.mark.slow
+def test_a_prestarted_kernel_grades_exactly_as_a_cold_one(cold_and_prestarted):
+    (cold, warm), reports, _ = cold_and_prestarted
+    kinds = [[json.loads(line)["kind"] for line in lines] for lines in reports]
+    assert "prestarted" not in kinds[0] and "prestarted" in kinds[1], kinds
+    assert cold.status == warm.status == "graded" and cold.flags == warm.flags == []
+    assert (cold.score, cold.cells, cold.detail) == (warm.score, warm.cells, warm.detail)
+    assert _outputs(cold) == _outputs(warm), "the same seeds, parameters and environment: the same outputs"
+
+
+def _running(pids):
+    """Those of `pids` that still run (a zombie waiting for its reaper has ended)."""
+    running = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        if stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X"):
+            running.append(pid)
+    return running
+
+
+@pytest.mark.slow
+def test_a_prestarted_kernel_that_no_job_takes_is_ended_with_its_sandbox(cold_and_prestarted):
+    from course_utils.grader import sandbox
+
+    waiting = cold_and_prestarted[2]
+    deadline = time.monotonic() + 60
+    while len(sandbox.descendants(waiting.proc.pid)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.2)   # bwrap, the supervisor and its kernel
+    inside = sandbox.descendants(waiting.proc.pid)
+    assert len(inside) >= 3, inside
+    assert jobs._kernel_for({"COURSE_SANDBOX_TMP_BYTES": str(8 << 20)}, AID) is None, "other limits: not taken"
+    assert waiting.proc.poll() is not None, "a sandbox made for other limits is not handed to this job"
+    jobs.end_prestarted()
+    deadline = time.monotonic() + 30
+    while _running(inside) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _running(inside), "its bwrap, supervisor and kernel end"
+    assert not os.path.exists(waiting.handover)

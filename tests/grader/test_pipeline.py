@@ -67,7 +67,7 @@ def test_local_workers_share_the_cores_between_their_kernels():
 
     assert share_cores(Limits(), workers=2, cores=2).threads == 1
     assert share_cores(Limits(), workers=1, cores=8).threads == 8
-    assert share_cores(Limits(), workers=3, cores=8, scheduler="local").threads == 2
+    assert share_cores(Limits(), workers=3, cores=8, scheduler="local").threads == 0, "set on each Dask worker"
     assert share_cores(Limits(), workers=16, cores=2).threads == 1
     assert share_cores(Limits(), workers=2, cores=2, scheduler="tcp://grader:8786").threads == 0
     assert share_cores(Limits(threads=4), workers=2, cores=2).threads == 4
@@ -128,3 +128,31 @@ def test_grades_csv_keeps_the_rows_of_earlier_runs(tmp_path):
     path.write_text("student_id,assignment,score\nold,01_a,1\n")  # another layout: not merged into
     write_csv([GradeRecord("ana", "01_a", "graded", 5, 5)], path)
     assert "old" not in path.read_text()
+
+
+@pytest.mark.slow
+def test_an_assignment_is_prepared_again_only_when_its_source_changed(graded_class, monkeypatch, tmp_path):
+    from course_utils.grader import gradebook, pipeline
+
+    scratch, first, _, _ = graded_class
+    db_url = scratch.db_url
+    kept = pipeline.prepare_assignment(scratch, first, db_url, tmp_path / "a")
+    made = []
+    monkeypatch.setattr(pipeline, "generate", lambda *args, **kwargs: made.append(args) or pytest.fail("generated"))
+    again = pipeline.prepare_assignment(scratch, first, db_url, tmp_path / "b")
+    assert again == kept and not made, "unchanged: the kept template, and the gradebook already has it"
+    monkeypatch.undo()
+
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    pipeline.prepare_assignment(scratch, first, other, tmp_path / "c")
+    assert gradebook.has_assignment(other, scratch.course_id, first), "another gradebook learns the assignment"
+    before = pipeline.source_digest(scratch, first)
+    (scratch.solution_folder(first) / "notes.txt").write_text("a file beside the notebook changes the source")
+    remade, real_template = [], pipeline.template
+    monkeypatch.setattr(pipeline, "template", lambda *args: remade.append(args) or real_template(*args))
+    try:
+        assert pipeline.source_digest(scratch, first) != before
+        pipeline.prepare_assignment(scratch, first, db_url, tmp_path / "d")
+        assert len(remade) == 1, "a changed source makes its template again"
+    finally:
+        (scratch.solution_folder(first) / "notes.txt").unlink()

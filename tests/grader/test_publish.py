@@ -166,7 +166,8 @@ def test_upto_publishes_those_notebooks_and_the_students_files_only(upto02):
     for aid in PUBLISHED:
         assert (folder / f"notebooks/{aid}/{aid}.ipynb").read_bytes() == COURSE.release(aid).read_bytes()
     package = {f.removeprefix("course_utils/") for f in files if f.startswith("course_utils/")}
-    assert {p for p in package if p.startswith("cli/")} == {"cli/__init__.py", "cli/validate.py", "cli/lab.py"}
+    assert {p for p in package if p.startswith("cli/")} == {"cli/__init__.py", "cli/validate.py", "cli/lab.py",
+                                                                  "cli/common.py"}
     assert {"__init__.py", "__main__.py", "course.py", "ipynb.py", "notebook/__init__.py"} <= package
     assert {p.relative_to(ROOT / "course_utils").as_posix() for p in (ROOT / "course_utils/notebook").glob("*.py")} \
         <= package, "the kernel's helpers, all of them"

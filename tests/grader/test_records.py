@@ -5,7 +5,7 @@ from course_utils.grader.records import CSV_COLUMNS, STATUSES, GradeRecord, Stat
 
 
 def test_statuses_are_a_closed_set():
-    assert set(typing.get_args(Status)) == set(STATUSES) == {"graded", "error", "missing"}
+    assert set(typing.get_args(Status)) == set(STATUSES) == {"graded", "error", "missing", "unmatched"}
 
 
 def test_summary_has_the_csv_columns_and_round_trips():

@@ -53,12 +53,17 @@ def test_prepare_returns_nbformat_4_json_with_flags_and_notes():
 
 def test_locate_takes_a_lone_misnamed_notebook_and_nothing_ambiguous(tmp_path):
     folder = tmp_path / "01_x"
-    assert locate(folder, "01_x") == (None, None)
+    assert locate(folder, "01_x") == (None, None), "nothing handed in"
     folder.mkdir()
+    assert locate(folder, "01_x") == (None, None), "an empty folder: nothing handed in"
+    (folder / "notes.txt").write_text("my answers")
+    path, note = locate(folder, "01_x")
+    assert path is None and "no notebook (notes.txt)" in note and "rename" in note
     (folder / "my copy.ipynb").write_text("{}")
     path, note = locate(folder, "01_x")
     assert path.name == "my copy.ipynb" and "in place of 01_x.ipynb" in note
     (folder / "another.ipynb").write_text("{}")
-    assert locate(folder, "01_x") == (None, None)
+    path, note = locate(folder, "01_x")
+    assert path is None and "2 notebooks (another.ipynb, my copy.ipynb, notes.txt)" in note
     (folder / "01_x.ipynb").write_text("{}")
     assert locate(folder, "01_x") == (folder / "01_x.ipynb", None)

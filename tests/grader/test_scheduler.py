@@ -1,4 +1,6 @@
-"""Local and Dask schedulers: every job's result comes back once, with few jobs in flight."""
+"""Local and Dask schedulers: every job's result comes back once, with few jobs in flight, and each kernel's
+thread share on a Dask worker is its own machine's."""
+import os
 import sys
 import threading
 import time
@@ -7,6 +9,7 @@ import pytest
 
 from course_utils.course import CourseError
 from course_utils.grader import scheduler
+from course_utils.grader.jobs import GradeJob, Limits
 from course_utils.grader.records import GradeRecord
 
 
@@ -51,3 +54,78 @@ def test_dask_without_the_grader_extra_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)   # as if dask were not installed
     with pytest.raises(CourseError, match=r"\[grader\]"):
         list(scheduler.run_dask(iter([]), 1))
+
+
+def test_thread_share_splits_a_machine_between_its_slots():
+    assert scheduler.thread_share(cores=16, slots=4) == 4
+    assert scheduler.thread_share(cores=8, slots=3) == 2
+    assert scheduler.thread_share(cores=2, slots=4) == 1, "never fewer than one thread"
+    assert scheduler.thread_share(cores=8, slots=0) == 8
+
+
+def test_slots_are_summed_over_the_workers_of_each_host():
+    workers = {"tcp://10.0.0.1:4001": {"host": "10.0.0.1", "nthreads": 1},
+               "tcp://10.0.0.1:4002": {"host": "10.0.0.1", "nthreads": 1},
+               "tcp://10.0.0.1:4003": {"host": "10.0.0.1", "nthreads": 2},
+               "tcp://10.0.0.2:4001": {"host": "10.0.0.2", "nthreads": 3}}
+    assert scheduler.slots_on_each_host(workers) == {"10.0.0.1": 4, "10.0.0.2": 3}
+
+
+@pytest.mark.slow
+def test_every_dask_worker_gives_its_jobs_the_share_of_its_own_host():
+    """Two "machines" (Dask workers as processes on 127.0.0.1 and on 127.0.0.2): two slots on one, one on the other."""
+    from dask.distributed import Nanny, Scheduler, SpecCluster
+
+    def observe(job):
+        # Runs in the worker process, through the same wrapper as run_job: what would the kernel get, and why?
+        from dask.distributed import get_worker
+
+        from course_utils.grader.pipeline import available_cores
+
+        time.sleep(0.5)  # long enough that every worker gets jobs
+        host = get_worker().address.split("://")[1].rsplit(":", 1)[0]
+        got = [host, job.limits.threads, available_cores(), scheduler.slots_on_this_host()]
+        return GradeRecord(job.student, job.assignment, "graded", detail=" ".join(map(str, got)))
+
+    def on(host):
+        return {"cls": Nanny, "options": {"nthreads": 1, "host": host}}
+
+    made, seen = [], {}
+
+    def jobs():
+        for i in range(9):
+            assert len(made) - len(seen) < scheduler.IN_FLIGHT_PER_WORKER * 3, "jobs are made as slots free up"
+            made.append(f"s{i}")
+            yield GradeJob("01_x", f"s{i}", b"", b"", "", Limits(threads=3 if i == 0 else 0))
+
+    with SpecCluster(workers={"a1": on("127.0.0.1"), "a2": on("127.0.0.1"), "b": on("127.0.0.2")},
+                     scheduler={"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": ":0"}},
+                     asynchronous=False) as cluster:
+        for record in scheduler.run_dask(jobs(), 1, cluster.scheduler_address, grade=observe):
+            seen[record.student_id] = record.detail.split()
+    assert sorted(seen) == sorted(made) and len(made) == 9
+    assert seen.pop("s0")[1] == "3", "a share the instructor set is kept"
+    slots = {"127.0.0.1": 2, "127.0.0.2": 1}
+    assert {host for host, *_ in seen.values()} == set(slots), "jobs ran on both hosts"
+    for host, threads, cores, slots_seen in seen.values():
+        assert int(slots_seen) == slots[host], seen
+        assert int(cores) == len(os.sched_getaffinity(0)), "the worker's affinity, which it inherits from here"
+        assert int(threads) == scheduler.thread_share(int(cores), slots[host]), seen
+
+
+def test_a_job_whose_worker_fails_is_an_error_graded_again_next_run(monkeypatch):
+    def flaky(job):
+        if job.student == "s1":
+            raise ConnectionResetError("worker lost")
+        return GradeRecord(job.student, job.assignment, "graded")
+
+    class Job:
+        def __init__(self, student):
+            self.student, self.assignment = student, "01_x"
+
+    monkeypatch.setattr(scheduler, "run_job", flaky)
+    records = {r.student_id: r for r in scheduler.run_local([Job(f"s{i}") for i in range(3)], workers=2)}
+    assert set(records) == {"s0", "s1", "s2"}, "the other jobs go on"
+    lost = records["s1"]
+    assert lost.status == "error" and lost.retry and "ConnectionResetError: worker lost" in lost.detail
+    assert records["s0"].status == records["s2"].status == "graded"
