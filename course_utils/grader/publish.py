@@ -489,7 +489,9 @@ instead) and makes no network request of its own.
 5. Submit as your instructor tells you.
 
 The `parameters` cell at the top of each notebook holds `device` (`auto` picks CUDA, then
-Apple MPS, then CPU), `fast` and `seed`. Graded runs always use fast mode.
+Apple MPS, then CPU), `fast` (`"auto"`: small sizes and short training on a CPU, the full sizes
+on a CUDA GPU; the setup cell prints which, and `True` or `False` chooses) and `seed`. Graded
+runs always use fast mode.
 
 ## How grading works
 

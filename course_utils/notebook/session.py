@@ -23,22 +23,42 @@ def grading_mode() -> str:
     return os.environ.get("NBGRADER_EXECUTION", "")
 
 
-def setup_notebook(device: str = "auto", fast: bool = False, seed: int = 0) -> Session:
+FAST_CHOICES = ("auto", True, False)
+
+
+def choose_fast(fast: bool | str, device: torch.device, grading: bool) -> tuple[bool, str]:
+    """Whether to run fast, and why, in words for the setup cell's line.
+
+    "auto" runs full mode only on a CUDA GPU: on a CPU (or Apple's MPS) full mode trains for
+    many minutes, which a student should choose, not meet. Graded runs are always fast.
+    """
+    if fast not in FAST_CHOICES:
+        raise ValueError(f"fast must be \"auto\", True or False, not {fast!r}")
+    if grading:
+        return True, "graded runs are always fast"
+    if fast == "auto":
+        on = device.type != "cuda"
+        return on, (f"auto: {device.type}; set fast = False for full mode" if on else "auto: a CUDA GPU")
+    return bool(fast), "as set"
+
+
+def setup_notebook(device: str = "auto", fast: bool | str = "auto", seed: int = 0) -> Session:
     """Pick the device, seed everything and tune the kernel for reading or grading.
 
-    Under nbgrader the run is always `fast` (graded runs must be short), tracebacks are
-    minimal, so feedback never shows the source lines around a hidden test, and figures are
-    drawn but not rendered (no one sees them, and rendering costs seconds per submission).
+    `fast`: "auto" (fast on a CPU, full on a CUDA GPU), True or False. Under nbgrader the run is
+    always `fast` (graded runs must be short), tracebacks are minimal, so feedback never shows
+    the source lines around a hidden test, and figures are drawn but not rendered (no one sees
+    them, and rendering costs seconds per submission).
     """
     grading = bool(grading_mode())
-    fast = bool(fast) or grading
     _figure_defaults()
     if grading:
         _minimal_tracebacks()
         _figures_not_rendered()
     chosen = pick_device(device)
+    fast, why = choose_fast(fast, chosen, grading)
     seed_everything(seed)
-    print(f"fast mode: {'on' if fast else 'off'} | seed: {seed}")
+    print(f"fast mode: {'on' if fast else 'off'} ({why}) | seed: {seed}")
     return Session(device=chosen, fast=fast, seed=int(seed), grading=grading)
 
 

@@ -23,4 +23,25 @@ def test_grading_forces_fast_mode(monkeypatch, capsys):
     monkeypatch.delenv("NBGRADER_EXECUTION")
     state = session.setup_notebook("cpu", fast=False, seed=0)
     assert not state.grading and not state.fast
-    assert "fast mode: off" in capsys.readouterr().out
+    assert "fast mode: off (as set)" in capsys.readouterr().out
+
+
+def test_fast_auto_is_fast_on_a_cpu_and_full_on_a_cuda_gpu_and_says_which(monkeypatch, capsys):
+    import torch
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert session.choose_fast("auto", torch.device("cpu"), grading=False)[0] is True
+    assert session.choose_fast("auto", torch.device("mps"), grading=False)[0] is True
+    assert session.choose_fast("auto", torch.device("cuda"), grading=False)[0] is False
+    assert session.choose_fast(False, torch.device("cpu"), grading=False)[0] is False, "a student's choice stands"
+    assert session.choose_fast(False, torch.device("cuda"), grading=True)[0] is True, "grading is always fast"
+    state = session.setup_notebook("cpu", fast="auto", seed=0)
+    assert state.fast and "fast mode: on (auto: cpu; set fast = False for full mode)" in capsys.readouterr().out
+
+
+def test_fast_refuses_a_value_it_does_not_know():
+    import pytest
+    import torch
+
+    with pytest.raises(ValueError, match="auto"):
+        session.choose_fast("yes", torch.device("cpu"), grading=False)
