@@ -243,11 +243,17 @@ def end_prestarted() -> None:
         prestarted.end()
 
 
+@functools.cache
+def _bwrap_isolates() -> bool:
+    """Whether this worker has a bubblewrap to isolate with: asked once, not per job (it runs `bwrap --version`)."""
+    return sandbox.find_bwrap()[0] is not None
+
+
 def _kernel_for(env: dict[str, str], folder_name: str) -> _Prestarted | None:
     """The sandbox this worker pre-started for this job, if it fits it exactly (else it is ended); and,
     while this job runs, the next job's is started. Only where bubblewrap isolates: the report then says
     why not, from the job's own cold start."""
-    if os.environ.get("COURSE_GRADER_PRESTART", "1") == "0" or not hasattr(os, "fork") or not sandbox.find_bwrap()[0]:
+    if os.environ.get("COURSE_GRADER_PRESTART", "1") == "0" or not hasattr(os, "fork") or not _bwrap_isolates():
         return None
     kernel_env = {**env, "NBGRADER_EXECUTION": "autograde"}   # what nbgrader's autograde adds for its kernel
     taken = getattr(_NEXT_KERNEL, "sandbox", None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -112,10 +113,8 @@ def prepare_assignment(course: Course, aid: str, db_url: str, scratch: Path) -> 
         recorded_in.write_text("".join(f"{line}\n" for line in {*recorded, url}))
     if not (kept / "gradebook.db").is_file() or not (kept / "release.ipynb").is_file():
         made = template(course, aid, scratch)
-        for name, data in (("gradebook.db", made.gradebook), ("release.ipynb", made.release)):
-            partial = kept / f".{name}.{os.getpid()}"
-            partial.write_bytes(data)
-            os.replace(partial, kept / name)
+        replace_file(kept / "gradebook.db", made.gradebook)
+        replace_file(kept / "release.ipynb", made.release)
         return made
     return Template((kept / "gradebook.db").read_bytes(), (kept / "release.ipynb").read_bytes())
 
@@ -362,10 +361,17 @@ def write_csv(records: list[GradeRecord], path: Path, order: list[str] | None = 
             rows[key].update(score=score, late_submission_penalty=penalty, timestamp=stamp)
     rank = {aid: i for i, aid in enumerate(order or [])}
     keys = sorted(rows, key=lambda key: (rank.get(key[1], len(rank)), key[1], key[0]))
-    partial = path.with_name(f".{path.name}.{os.getpid()}")
-    with partial.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows[key] for key in keys)
-    os.replace(partial, path)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows[key] for key in keys)
+    replace_file(path, text.getvalue().encode())
     return path
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write `data` to `path` at once: a reader (another command, a run that was killed) sees the old file
+    or the new one, never half of it."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_bytes(data)
+    os.replace(partial, path)

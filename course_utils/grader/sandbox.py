@@ -311,6 +311,7 @@ def socket_links(connection: dict, pid: int) -> dict[str, str]:
 
 
 def _sizes(environ: Mapping[str, str]) -> tuple[int, int, int]:
+    """The sizes of the notebook's folder, of /tmp and the home, and of /dev/shm, as `environ` sets them."""
     def size(name: str, default: int) -> int:
         return int(environ.get(name, "0") or 0) or default
 
@@ -356,23 +357,10 @@ def run_isolated(argv: list[str], connection_path: str, bwrap: str) -> int | Non
         record("isolation", "the grader connected over TCP, which needs the network: KernelManager.transport "
                             "must be 'ipc' (course_utils.grader.preprocessors.configure_autograde sets it)")
         return None
-    layout = Layout(os.getcwd(), connection, _environ_int("COURSE_SANDBOX_FOLDER_BYTES") or FOLDER_BYTES,
-                    _environ_int("COURSE_SANDBOX_TMP_BYTES") or TMP_BYTES,
-                    _environ_int("COURSE_SANDBOX_SHM_BYTES") or SHM_BYTES, os.environ.get("COURSE_SANDBOX_FONTS", ""))
-    passwd, group = _passwd()
-    data = {f"{STAGING}/connection.json": _data_fd(json.dumps(layout.kernel_connection()).encode()),
-            "/etc/passwd": _data_fd(passwd), "/etc/group": _data_fd(group)}
-    status_read, status_write = os.pipe()
-    report_fd = _report_fd if _report_fd is not None else os.open(os.devnull, os.O_WRONLY)
+    layout = Layout(os.getcwd(), connection, *_sizes(os.environ), os.environ.get("COURSE_SANDBOX_FONTS", ""))
     kernel_argv = _with_connection(argv, f"{STAGING}/connection.json")
-    command = [bwrap, *layout.arguments(data, status_write), "--",
-               sys.executable, "-m", "course_utils.grader.sandbox", "--inside", str(report_fd),
-               layout.folder, "--", *kernel_argv]
-    keep = [*data.values(), status_write, report_fd]
-    proc = subprocess.Popen(command, pass_fds=keep, preexec_fn=_in_bwrap)
-    for fd in (*data.values(), status_write):
-        os.close(fd)
-    _forward_signals_to(proc)
+    proc, status_read = _start_bwrap(bwrap, layout, ["--", *kernel_argv], {
+        f"{STAGING}/connection.json": _data_fd(json.dumps(layout.kernel_connection()).encode())})
     started = False
     with os.fdopen(status_read) as status:
         for line in status:  # one JSON document per line: the child's pid first, its exit code last
@@ -407,6 +395,28 @@ def _forward_signals_to(proc: subprocess.Popen) -> None:
         signal.signal(sig, lambda *_: proc.kill())
     # jupyter_client interrupts the launcher's process group; the kernel, in it too, gets the SIGINT.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start_bwrap(bwrap: str, layout: Layout, inside_argv: list[str], files: dict[str, int],
+                 pass_fds: tuple[int, ...] = ()) -> tuple[subprocess.Popen, int]:
+    """Start the sandbox `layout` describes, its supervisor (`inside`) running with `inside_argv` after
+    the report's fd and the folder; return bwrap's process and the read end of its status pipe.
+
+    `files`: {path in the sandbox: fd of its contents}, besides /etc/passwd and /etc/group;
+    `pass_fds`: further fds the supervisor gets. The launcher's copies of them are closed here.
+    """
+    passwd, group = _passwd()
+    data = {**files, "/etc/passwd": _data_fd(passwd), "/etc/group": _data_fd(group)}
+    status_read, status_write = os.pipe()
+    report_fd = _report_fd if _report_fd is not None else os.open(os.devnull, os.O_WRONLY)
+    command = [bwrap, *layout.arguments(data, status_write), "--", sys.executable, "-m",
+               "course_utils.grader.sandbox", "--inside", str(report_fd), layout.folder, *inside_argv]
+    proc = subprocess.Popen(command, pass_fds=[*data.values(), status_write, report_fd, *pass_fds],
+                            preexec_fn=_in_bwrap)
+    for fd in (*data.values(), status_write, *pass_fds):
+        os.close(fd)
+    _forward_signals_to(proc)
+    return proc, status_read
 
 
 def _replace_symlink(target: str, link: str) -> None:
@@ -500,18 +510,8 @@ def prestart(handover: str, name: str) -> int:
     listener.bind(os.path.join(handover, "socket"))
     listener.listen(1)
     layout = Layout(staging, {}, *_sizes(os.environ), os.environ.get("COURSE_SANDBOX_FONTS", ""), handover)
-    passwd, group = _passwd()
-    data = {"/etc/passwd": _data_fd(passwd), "/etc/group": _data_fd(group)}
-    status_read, status_write = os.pipe()
     go_read, go_write = os.pipe()
-    report_fd = _report_fd if _report_fd is not None else os.open(os.devnull, os.O_WRONLY)
-    command = [bwrap, *layout.arguments(data, status_write), "--", sys.executable, "-m",
-               "course_utils.grader.sandbox", "--inside", str(report_fd), layout.folder, "--go", str(go_read)]
-    proc = subprocess.Popen(command, pass_fds=[*data.values(), status_write, report_fd, go_read],
-                            preexec_fn=_in_bwrap)
-    for fd in (*data.values(), status_write, go_read):
-        os.close(fd)
-    _forward_signals_to(proc)
+    proc, status_read = _start_bwrap(bwrap, layout, ["--go", str(go_read)], {}, pass_fds=(go_read,))
     status = os.fdopen(status_read)
     first = json.loads(status.readline() or "{}")
     if "child-pid" not in first:
