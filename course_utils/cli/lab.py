@@ -5,12 +5,19 @@ The server runs from the course root (nbgrader's Validate button and formgrader 
 course root inside the server's root), listens on 127.0.0.1 only, and is offline-safe:
 no update check on the server, no news or update fetch in the page.
 
-`lab_command()` builds the exact command line and `lab_environment()` its environment; the
-browser tests start their server with both.
+Students (the default) get nbgrader's student tools only: Validate, and the Assignments tab
+when an nbgrader exchange is configured (`exchange_configured`). nbgrader's instructor tools
+(the formgrader, Create Assignment) are turned off with JupyterLab's and jupyter_server's own
+switches: the plugins listed in the app settings dir's page_config.json (`disabled_plugins`)
+and the server extensions named False on the command line. `--instructor` keeps everything.
+
+`lab_command()` builds the exact command line, `write_app_settings()` its settings folder and
+`lab_environment()` its environment; the browser tests start their server with all three.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import os
@@ -37,6 +44,18 @@ RENDER_ALL_CELLS = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": 
 STUDENT_URL = "/lab/tree/notebooks"
 INSTRUCTOR_URL = "/formgrader"
 
+# nbgrader 0.9.6's JupyterLab plugins (the ids in its labextension's JavaScript,
+# share/jupyter/labextensions/@jupyter/nbgrader/static) and server extensions, by who needs them.
+# The Validate button is "@jupyter/nbgrader:validate-assignment" with the server extension
+# nbgrader.server_extensions.validate_assignment (whose /nbgrader_version the button asks first)
+# and the course's VALIDATE_EXTENSION: never turned off.
+INSTRUCTOR_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment")
+INSTRUCTOR_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader",)
+# The Assignments and Courses tabs talk to the exchange only; the Nbgrader menu then holds
+# nothing else a student may use (JupyterLab hides menu items of commands no plugin added).
+EXCHANGE_PLUGINS = ("@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:menu")
+EXCHANGE_SERVER_EXTENSIONS = ("nbgrader.server_extensions.assignment_list", "nbgrader.server_extensions.course_list")
+
 
 class PortInUse(Exception):
     """The port is taken: another Jupyter (or anything else) already listens there."""
@@ -50,11 +69,57 @@ def settings_overrides(extra: dict | None = None) -> dict:
     return merged
 
 
-def write_app_settings(directory: str | Path, extra: dict | None = None) -> Path:
-    """Write JupyterLab's app settings dir (`overrides.json`); return the directory.
+def exchange_configured(root: str | Path) -> bool:
+    """Whether nbgrader's Assignments tab can reach an exchange for the course at `root`.
+
+    Read as that tab's server extension reads it (nbgrader.server_extensions.assignment_list
+    loads nbgrader_config.py from the server's working directory, the course root, and from
+    Jupyter's config path; never the server's command line, so `--Exchange.root=...` given to
+    `course lab` does not count). An exchange class other than nbgrader's default one (ngshare
+    and the like) is configured by the admin who named it: True. nbgrader's default exchange
+    needs a course id and its root folder (c.Exchange.root, default
+    /usr/local/share/nbgrader/exchange), which nbgrader never creates: without that folder the
+    tab shows "Error fetching courses!" and exchange errors, so False.
+    """
+    from nbgrader.apps import NbGrader
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange import ExchangeFactory
+    from nbgrader.exchange.default import Exchange
+
+    with contextlib.chdir(root):
+        app = NbGrader()
+        app.load_config_file()
+    config = app.config
+    exchange = ExchangeFactory(config=config).exchange
+    if not issubclass(exchange, Exchange):
+        return True
+    return bool(CourseDirectory(config=config).course_id) and os.path.isdir(exchange(config=config).root)
+
+
+def disabled_plugins(instructor: bool, exchange: bool) -> list[str]:
+    """nbgrader's JupyterLab plugins to turn off: none for instructors; for students the
+    instructor tools, and the Assignments tab and Nbgrader menu too when there is no exchange."""
+    if instructor:
+        return []
+    return [*INSTRUCTOR_PLUGINS, *(() if exchange else EXCHANGE_PLUGINS)]
+
+
+def disabled_server_extensions(instructor: bool, exchange: bool) -> list[str]:
+    """nbgrader's server extensions to turn off, as disabled_plugins() does for the page."""
+    if instructor:
+        return []
+    return [*INSTRUCTOR_SERVER_EXTENSIONS, *(() if exchange else EXCHANGE_SERVER_EXTENSIONS)]
+
+
+def write_app_settings(directory: str | Path, extra: dict | None = None, disabled: list[str] | tuple = ()) -> Path:
+    """Write JupyterLab's app settings dir (`overrides.json`, `page_config.json`); return the directory.
 
     Any overrides.json of this environment's own JupyterLab app settings dir is kept
     (ours win where both set a value), so pointing LabApp.app_settings_dir here loses nothing.
+    `disabled` (plugin ids, see disabled_plugins()) goes into page_config.json's
+    disabledExtensions, the page config JupyterLab reads first (jupyterlab_server.config.
+    get_page_config): `jupyter labextension enable` of the user's own config still wins.
+    Without `disabled` no page_config.json is left there.
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -68,16 +133,23 @@ def write_app_settings(directory: str | Path, extra: dict | None = None) -> Path
     for plugin, values in settings_overrides(extra).items():
         overrides.setdefault(plugin, {}).update(values)
     (directory / "overrides.json").write_text(json.dumps(overrides, indent=2) + "\n", encoding="utf-8")
+    page_config = directory / "page_config.json"
+    if disabled:
+        page_config.write_text(json.dumps({"disabledExtensions": list(disabled)}, indent=2) + "\n", encoding="utf-8")
+    else:
+        page_config.unlink(missing_ok=True)
     return directory
 
 
-def course_server_options(app_settings_dir: str | Path, instructor: bool = False) -> list[str]:
+def course_server_options(app_settings_dir: str | Path, instructor: bool = False, exchange: bool = True) -> list[str]:
     """The course's options of a Jupyter server, wherever it runs: `course lab`, or a JupyterHub's
     single-user servers (their `Spawner.args`, see docs/jupyterhub.md).
 
     Offline (no update check, no news, no extension manager asking PyPI), JupyterLab settings from
-    `app_settings_dir` (made by write_app_settings()), the course's Validate button and, for
-    instructors, the formgrader's Autograde button graded in the sandbox.
+    `app_settings_dir` (made by write_app_settings(); give students one written with
+    disabled_plugins()), the course's Validate button and, for instructors, the formgrader's
+    Autograde button graded in the sandbox. A student's server runs without nbgrader's formgrader
+    and, when `exchange` is False, without its exchange extensions (disabled_server_extensions()).
     """
     options = [
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -89,19 +161,24 @@ def course_server_options(app_settings_dir: str | Path, instructor: bool = False
     ]
     if instructor:  # the formgrader's Autograde button grades in the sandbox (course_utils/grader/formgrader.py)
         options.append(f"--ServerApp.jpserver_extensions={FORMGRADER_EXTENSION}=True")
+    options += [f"--ServerApp.jpserver_extensions={name}=False"
+                for name in disabled_server_extensions(instructor, exchange)]
     return options
 
 
 def lab_command(root: str | Path, port: int = DEFAULT_PORT, *, app_settings_dir: str | Path,
                 token: str | None = None, open_browser: bool = True, instructor: bool = False,
-                extra_args: tuple[str, ...] | list[str] = ()) -> list[str]:
+                exchange: bool | None = None, extra_args: tuple[str, ...] | list[str] = ()) -> list[str]:
     """The `jupyter lab` command line for the course at `root` (run it with cwd=root).
 
-    `app_settings_dir` is a folder made by write_app_settings(). `token` None lets
-    Jupyter make one (it prints the URL with it). `extra_args` go last (tests add
+    `app_settings_dir` is a folder made by write_app_settings() (for students, with
+    disabled_plugins()). `token` None lets Jupyter make one (it prints the URL with it).
+    `exchange` None asks exchange_configured(root). `extra_args` go last (tests add
     private user-settings and workspaces dirs there).
     """
     root = Path(root).resolve()
+    if exchange is None and not instructor:
+        exchange = exchange_configured(root)
     argv = [
         sys.executable, "-m", "jupyterlab",   # JupyterLab of this environment, whatever PATH says
         f"--ServerApp.root_dir={root}",
@@ -110,7 +187,7 @@ def lab_command(root: str | Path, port: int = DEFAULT_PORT, *, app_settings_dir:
         "--ServerApp.port_retries=0",          # exactly this port, or a clear failure
         f"--ServerApp.open_browser={bool(open_browser)}",
         f"--LabApp.default_url={INSTRUCTOR_URL if instructor else STUDENT_URL}",
-        *course_server_options(app_settings_dir, instructor),
+        *course_server_options(app_settings_dir, instructor, bool(exchange)),
     ]
     if token is not None:
         argv.append(f"--IdentityProvider.token={token}")
@@ -182,17 +259,23 @@ def run(args: argparse.Namespace, course: Course) -> int:
     except PortInUse:
         print(port_message(args.port), file=sys.stderr)
         return 2
-    settings = write_app_settings(course.build("lab", "app-settings"))
+    exchange = True if args.instructor else exchange_configured(course.root)
+    # One settings folder per mode: a student's and an instructor's `course lab` may run at once.
+    settings = write_app_settings(course.build("lab", "instructor" if args.instructor else "students"),
+                                  disabled=disabled_plugins(args.instructor, exchange))
     extra, environment = list(args.extra), lab_environment()
     if args.db_url:  # the formgrader's gradebook, and its Autograde button's (formgrader.grade_one)
         require_config_follows(course, args.db_url)
         extra.append(f"--CourseDirectory.db_url={args.db_url}")
         environment[DB_URL_ENV] = args.db_url
-    argv = lab_command(course.root, args.port, app_settings_dir=settings,
-                       open_browser=not args.no_browser, instructor=args.instructor, extra_args=extra)
+    argv = lab_command(course.root, args.port, app_settings_dir=settings, open_browser=not args.no_browser,
+                       instructor=args.instructor, exchange=exchange, extra_args=extra)
     where = "the formgrader (instructor)" if args.instructor else "notebooks/"
     print(f"course lab: starting JupyterLab on http://{HOST}:{args.port} at {where}; "
           "Ctrl-C twice to stop.", file=sys.stderr, flush=True)
+    if not exchange:
+        print("course lab: no nbgrader exchange is configured here, so there is no Assignments tab: "
+              "hand in your notebooks as README.md says.", file=sys.stderr, flush=True)
     if os.name == "posix":
         # Become the server: Ctrl-C, SIGTERM and the exit status are then JupyterLab's own,
         # and no orphaned server outlives a `course lab` that was stopped.
@@ -209,6 +292,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--instructor", action="store_true", help="open nbgrader's formgrader instead of notebooks/")
     add_db_url(p)
     p.epilog = ("Any other --Class.trait=value option goes to Jupyter and nbgrader as it is, "
-                "e.g. --Exchange.root=/srv/nbgrader/exchange or --ServerApp.ip=0.0.0.0.")
+                "e.g. --ServerApp.ip=0.0.0.0. The students' Assignments tab reads its exchange from "
+                "nbgrader_config.py only (c.Exchange.root): without one that exists it is hidden.")
     p.set_defaults(run=run, hands_on_options=True)
     return p

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 # ipykernel warns on stderr that its local TCP sockets are unencrypted; the student can do
 # nothing about it, and the warning was the first line `course validate` printed.
 WIDTH = 88  # characters of a line of the results, as nbgrader's Validator wraps its own
+TITLE_WIDTH = 64  # the dialog's unwrapped <pre> of titles must fit its narrowest width
 QUIET_KERNEL = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
 
 
@@ -49,10 +50,42 @@ class Problem:
     detail: str        # the error's last lines, plain text
 
     def as_result(self) -> dict:
-        """nbgrader's shape for a failed cell: the dialog shows `source`, then `error` (HTML)."""
-        # The dialog shows `source` in a <pre> that does not wrap: wrap it here.
-        return {"source": textwrap.fill(self.title, WIDTH), "error": html.escape(self.detail), "raw_error": self.detail,
-                "kind": self.kind}
+        """nbgrader's shape for a failed cell: the dialog shows `source`, then `error` (HTML).
+
+        Both are wrapped here, and `raw_error` (what `course validate` prints) is the same text.
+        The dialog puts `source` in a <pre> set with innerText (no HTML, no wrapping): its lines
+        are kept short. `error` is set as innerHTML, so a span that wraps keeps a long hint whole
+        whatever the dialog's width.
+        """
+        detail = wrap_lines(self.detail)
+        return {"source": textwrap.fill(self.title, TITLE_WIDTH), "raw_error": detail, "kind": self.kind,
+                "error": f'<span style="white-space: pre-wrap; overflow-wrap: anywhere">{html.escape(detail)}</span>'}
+
+
+def wrap_lines(text: str, width: int = WIDTH) -> str:
+    """Each line of `text` wrapped at `width`, continuation lines indented by two spaces."""
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="  ", break_on_hyphens=False) or line
+                     for line in text.splitlines())
+
+
+def section_of(nb: NotebookNode, index: int) -> str:
+    """The heading of the section a cell sits in, as a student sees it ("" before the first heading)."""
+    for cell in reversed(nb.cells[:index]):
+        if cell.cell_type == "markdown":
+            headings = [ln.lstrip("#").strip() for ln in cell.source.splitlines() if ln.startswith("#")]
+            if headings:
+                return headings[-1]
+    return ""
+
+
+def place_of(nb: NotebookNode, index: int) -> str:
+    """Where a cell is, in words a student can find it by: its section, and its first line of code."""
+    section = section_of(nb, index)
+    first = next((ln.strip() for ln in nb.cells[index].source.splitlines()
+                  if ln.strip() and not ln.lstrip().startswith("#") and "checks.testing(" not in ln), "")
+    first = first if len(first) <= 50 else first[:47] + "..."
+    where = f"in section '{section}'" if section else "before the first section"
+    return f"{where}, the cell that starts `{first}`" if first else where
 
 
 def _errors(cell) -> list[dict]:
@@ -108,11 +141,12 @@ def diagnose(nb: NotebookNode, failed_tests: list[tuple[int, str]]) -> list[Prob
         meta = nbgrader_meta(nb.cells[index])
         exercise = exercises.owner.get(index)
         about = f"{exercise} ({exercises.worth(exercise)})" if exercise else "the notebook"
-        title = f"A test of {about} fails: test cell '{meta.get('grade_id')}'."
+        section = section_of(nb, index)
+        title = f"A test of {about} fails" + (f" (section '{section}')." if section else ".")
         source = cause(error)
         if source not in broken | unanswered and (source is None or exercise in unanswered):
             source = exercise
-        if source is not None and source not in broken | unanswered:
+        if source is not None and source != exercise and source not in broken | unanswered:
             title += f" It uses {source}."
         elif source in unanswered:
             title += f" You have not answered {source} yet: its answer cell still raises NotImplementedError."
@@ -127,20 +161,19 @@ def diagnose(nb: NotebookNode, failed_tests: list[tuple[int, str]]) -> list[Prob
         for output in _errors(cell):
             text = _error_text(output)
             if cause(text):
-                consequences.setdefault(cause(text), []).append(index + 1)
+                consequences.setdefault(cause(text), []).append(index)
                 continue
-            after = exercises.owner.get(index)
-            place = f"after the exercise {after}" if after else "before the first exercise"
             line = _line_of(output)
             where = f" at line {line}" if line else ""
             warnings.append(Problem(
-                "warning", f"Warning: a cell that is not graded ({place}, cell {index + 1}) raised "
+                "warning", f"Warning: a cell that is not graded ({place_of(nb, index)}) raised "
                 f"{output.get('ename')}{where}. The grader runs every cell in order, so the notebook "
                 "will not run cleanly when graded, and later cells may fail because of it.", text))
     for exercise, cells in consequences.items():
+        sections = list(dict.fromkeys(section_of(nb, i) or "before the first section" for i in cells))
         warnings.append(Problem(
-            "warning", f"Warning: {len(cells)} cell(s) that are not graded (cells "
-            f"{', '.join(map(str, cells))}) fail because of {exercise}; they will run "
+            "warning", f"Warning: {len(cells)} cell(s) that are not graded (in section(s) "
+            f"{', '.join(repr(s) for s in sections)}) fail because of {exercise}; they will run "
             "once its answer cell does.", ""))
     if unanswered and not tests:  # an unanswered exercise whose tests still pass is still unanswered
         tests.extend(Problem("test", f"You have not answered {e} yet ({exercises.worth(e)}).", "")

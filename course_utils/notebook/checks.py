@@ -16,10 +16,19 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from course_utils.notebook import trusted
+from course_utils.notebook import tracing, trusted
 
 if TYPE_CHECKING:
     import torch
+
+
+def testing(exercise: str) -> None:
+    """The first line of every test cell: what it tests, so that a failure can be traced to its cause.
+
+    A later test whose exercise uses this one then says "fix {exercise} first" instead of its
+    own hints, and an exception from the student's code names their line (see `tracing`).
+    """
+    tracing.testing(exercise)
 
 
 def expect(condition: object, message: str) -> None:
@@ -148,7 +157,9 @@ def call(what: str, function: Callable, *args: object, hint: str = "") -> object
             return function(*args)
     except Exception as error:  # noqa: BLE001  (any bug of the answer is the student's to see)
         said = str(error).rstrip(". ")  # torch's own messages often end with a full stop already
-        raise AssertionError(f"{what} raised {type(error).__name__}: {said}. {hint}".rstrip(". ") + ".") from None
+        frame = tracing.student_frame(error.__traceback__)
+        at = f" ({tracing.student_line(frame)})" if frame is not None else ""
+        raise AssertionError(f"{what} raised {type(error).__name__}: {said}{at}. {hint}".rstrip(". ") + ".") from None
 
 
 def flat_bools(values: object) -> list[bool]:

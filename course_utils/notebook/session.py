@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import torch
 
+from course_utils.notebook import tracing
 from course_utils.notebook.device import pick_device
 from course_utils.notebook.seeding import seed_everything
 
@@ -52,6 +53,7 @@ def setup_notebook(device: str = "auto", fast: bool | str = "auto", seed: int = 
     """
     grading = bool(grading_mode())
     _figure_defaults()
+    tracing.install(_shell(), grading)
     if grading:
         _minimal_tracebacks()
         _figures_not_rendered()

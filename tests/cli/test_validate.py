@@ -9,8 +9,9 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from conftest import COURSE, run_course
+from course_utils.qa.catalogue import catalogue_root
 from course_utils import ipynb
-from course_utils.cli.validate import Exercises, describe, diagnose, failing
+from course_utils.cli.validate import TITLE_WIDTH, WIDTH, Exercises, Problem, describe, diagnose, failing, place_of
 from course_utils.qa import submissions
 
 STUB = 'raise NotImplementedError("Write your answer in this cell, then run the test cell below it.")'
@@ -42,6 +43,11 @@ def _failed(nb, *grade_ids):
     return found
 
 
+def _flat(text: str) -> str:
+    """The text with its wrapping undone (titles and details are wrapped to fit the dialog)."""
+    return " ".join(text.split())
+
+
 def test_an_answer_cell_error_comes_first_with_its_exercise_and_line():
     nb = _notebook(
         _cell("import torch", "setup"),
@@ -58,7 +64,7 @@ def test_an_answer_cell_error_comes_first_with_its_exercise_and_line():
     assert "split_heads" in first.title and "SyntaxError" in first.title and "line 2" in first.title
     assert "incomplete input" in first.detail
     test = problems[1]
-    assert "split_heads" in test.title and "test_split_heads" in test.title
+    assert "split_heads" in test.title and "test_split_heads" not in test.title  # a grade id students never see
     assert "3 points: 1 visible + 2 hidden" in test.title and "fix that first" in test.title
     assert "not defined" in problems[2].title or "because of split_heads" in problems[2].title
 
@@ -129,7 +135,7 @@ def test_a_student_loop_on_notebook_03_syntax_error_then_fixed(tmp_path):
     aid = "03_multi_head_attention"
     release, solution = ipynb.read(COURSE.release(aid)), ipynb.read(COURSE.solution(aid))
     result = run_course("validate", COURSE.release(aid).relative_to(COURSE.root))
-    assert result.returncode == 1 and "You have not answered split_heads yet" in result.stdout
+    assert result.returncode == 1 and "You have not answered split_heads yet" in _flat(result.stdout)
 
     answered = submissions.perfect(release, solution)
     for cell in answered.cells:
@@ -139,11 +145,67 @@ def test_a_student_loop_on_notebook_03_syntax_error_then_fixed(tmp_path):
     result = run_course("validate", broken)
     out = result.stdout + result.stderr
     assert result.returncode == 1, out
-    lines = result.stdout.splitlines()
-    assert "split_heads raised SyntaxError at line" in lines[1], out  # the cause, first
+    flat = _flat(result.stdout)
+    assert flat.index("split_heads raised SyntaxError at line") < flat.index("A test of"), out  # the cause, first
     assert "IPKernelApp" not in out and "WARNING" not in out, "no kernel warning reaches the student"
 
     done = ipynb.write(submissions.perfect(release, solution), tmp_path / "done" / f"{aid}.ipynb")
     result = run_course("validate", done)
     assert result.returncode == 0 and "Success" in result.stdout, result.stdout + result.stderr
     assert nbformat.validate(ipynb.read(done)) is None
+
+
+def test_a_long_hint_is_wrapped_whole_and_the_dialog_and_command_line_say_the_same():
+    hint = "AssertionError: " + " ".join(["the variance (dividing by d) of each token's output is wrong"] * 4)
+    result = Problem("test", "A test of LayerNorm (4 points: 1 visible + 3 hidden) fails " * 3, hint).as_result()
+    assert all(len(line) <= TITLE_WIDTH for line in result["source"].splitlines())
+    assert all(len(line) <= WIDTH for line in result["raw_error"].splitlines())
+    assert _flat(result["raw_error"]) == _flat(hint)  # nothing cut off
+    assert "pre-wrap" in result["error"] and _flat(result["raw_error"]) in _flat(result["error"].replace("&#x27;", "'"))
+    printed = _flat("\n".join(describe({"failed": [result]})))
+    assert _flat(result["source"]) in printed and _flat(result["raw_error"]) in printed
+
+
+def test_cells_are_named_by_section_and_first_line_never_by_number():
+    nb = _notebook(
+        _cell("import torch", "setup"),
+        _cell("def split_heads(x, h):\n    return (x", "split_heads", solution=True),
+        _cell("x = torch.ones(3)\nplot(split_heads(x, 2))", error=("ValueError", "bad")),
+    )
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell("Some text.\n\n## 2. Splitting heads\n\nMore text."))
+    assert place_of(nb, 3) == "in section '2. Splitting heads', the cell that starts `x = torch.ones(3)`"
+    warning = diagnose(nb, [])[-1]
+    assert "2. Splitting heads" in warning.title and "cell 4" not in warning.title
+
+
+@pytest.mark.slow
+def test_a_failure_caused_by_an_earlier_exercise_is_traced_to_it(tmp_path):
+    """A wrong LayerNorm used by a right AddAndNorm: AddAndNorm's test says "fix LayerNorm first", not its own hint."""
+    aid = "06_layer_norm_residual_ffn"
+    wrong_layer_norm = (catalogue_root(COURSE) / aid / "LayerNorm" / "wrong_unbiased_var.py").read_text()
+    add_and_norm = ("class AddAndNorm(nn.Module):\n    def __init__(self, d_model, dropout=0.1):\n"
+                    "        super().__init__()\n        self.norm = LayerNorm(d_model)\n"
+                    "        self.dropout = nn.Dropout(dropout)\n\n    def forward(self, x, sublayer):\n"
+                    "        return self.norm(x + self.dropout(sublayer(x)))\n")
+    nb = submissions.with_answers(ipynb.read(COURSE.release(aid)), ipynb.read(COURSE.solution(aid)),
+                                  {"LayerNorm": wrong_layer_norm, "AddAndNorm": add_and_norm})
+    result = run_course("validate", ipynb.write(nb, tmp_path / aid / f"{aid}.ipynb"))
+    flat = _flat(result.stdout)
+    assert result.returncode == 1, flat
+    add_and_norm_part = flat[flat.index("A test of AddAndNorm"):]
+    assert "AddAndNorm uses LayerNorm, whose test fails above: fix LayerNorm first" in add_and_norm_part
+    assert "pre-norm" not in add_and_norm_part  # AddAndNorm's own hint would point at the wrong code
+    assert "biased variance" in flat[:flat.index("A test of AddAndNorm")]  # LayerNorm's own hint stays
+
+
+@pytest.mark.slow
+def test_an_exception_in_the_students_code_names_their_line_not_torch(tmp_path):
+    aid = "01_queries_keys_values"
+    wrong = "def dot_product_scores(query, keys):\n    scores = query @ keys.T\n    return scores\n"
+    nb = submissions.with_answers(ipynb.read(COURSE.release(aid)), ipynb.read(COURSE.solution(aid)),
+                                  {"dot_product_scores": wrong})
+    result = run_course("validate", ipynb.write(nb, tmp_path / aid / f"{aid}.ipynb"))
+    flat = _flat(result.stdout)
+    part = flat[flat.index("A test of dot_product_scores"):flat.index("A test of soft_lookup")]
+    assert "raised RuntimeError" in part and "`scores = query @ keys.T`" in part and "line 2" in part, part
+    assert "Print the shapes" in part and "torch/" not in part and "checks.py" not in part
