@@ -51,6 +51,7 @@ TOKEN = "course-browser-test"
 NB01 = "01_queries_keys_values"
 NB02 = "02_scaled_dot_product_attention"
 NB03 = "03_multi_head_attention"
+CATALOGUE = ROOT / "tests" / "bug_catalogue"
 VIEWPORT = {"width": 1400, "height": 900}
 WAIT_MS = 120_000  # the longest wait: Validate runs the whole notebook in a fresh kernel
 
@@ -286,6 +287,18 @@ def validate(page):
     return dialog
 
 
+def assert_no_line_overflows(dialog):
+    """Every line of the results is inside the dialog: nothing (the hint, usually) is cut off at its edge."""
+    overflowing = dialog.evaluate("""d => {
+        const box = d.querySelector('.jp-Dialog-content').getBoundingClientRect();
+        return [...d.querySelectorAll('pre, pre *')].filter(el => {
+            const r = el.getBoundingClientRect();
+            return el.scrollWidth > el.clientWidth + 1 || r.right > box.right + 1;
+        }).map(el => el.textContent.slice(0, 80));
+    }""")
+    assert overflowing == [], f"lines overflow the Validate dialog: {overflowing}"
+
+
 def close_dialog(page):
     page.locator(".jp-Dialog .jp-mod-accept").click()
     page.locator(".jp-Dialog").wait_for(state="detached")
@@ -358,7 +371,9 @@ def test_validate_names_the_exercise_and_the_cause_then_succeeds_once_fixed(brow
     first = " ".join(dialog.locator("pre").first.inner_text().split())
     assert "split_heads" in first and "SyntaxError" in first and "line" in first, text
     assert "cell starting" not in text and "def _flat_bools" not in text
-    assert "test_MultiHeadAttention" in text and "fix that first" in text, "the tests it broke say why"
+    assert "A test of MultiHeadAttention" in text and "fix that first" in text, "the tests it broke say why"
+    assert "test_MultiHeadAttention" not in text and not re.search(r"\bcell \d+", text), "no names students never see"
+    assert_no_line_overflows(dialog)
     close_dialog(page)
 
     type_into_cell(page, answers["split_heads"], _answer(NB03, "split_heads"))
@@ -411,3 +426,20 @@ def test_instructor_opens_the_formgrader(browser):
         page.wait_for_selector(f"text={aid}")
     browser.shot("formgrader")
     assert "error" not in page.title().lower()
+
+
+def test_validate_traces_a_follow_on_failure_to_its_cause(browser):
+    """A split_heads that runs but is wrong, used by a right MultiHeadAttention: Validate says to fix split_heads first."""
+    page = open_notebook(browser, f"notebooks/{NB03}/{NB03}.ipynb")
+    wrong = (CATALOGUE / NB03 / "split_heads" / "wrong_reshape_no_transpose.py").read_text()
+    for index, grade_id in _answer_cells(NB03):
+        type_into_cell(page, index, wrong if grade_id == "split_heads" else _answer(NB03, grade_id))
+    dialog = validate(page)
+    browser.shot("notebook-03-validate-traced")
+    text = " ".join(dialog.inner_text().split())
+    assert "A test of split_heads" in text, text
+    traced = text[text.index("A test of MultiHeadAttention"):]
+    assert "MultiHeadAttention uses split_heads, whose test fails above: fix split_heads first" in traced, text
+    assert "Traceback" not in text and "checks.py" not in text and "site-packages" not in text
+    assert_no_line_overflows(dialog)
+    close_dialog(page)
