@@ -74,7 +74,7 @@ def _before_cell(info: object) -> None:
 def _after_cell(result: object) -> None:
     if _running is None:
         return
-    digest = hashlib.sha1(result.info.raw_cell.encode()).hexdigest()
+    digest = hashlib.sha1(str(getattr(result.info, "raw_cell", "")).encode()).hexdigest()
     cells = _failed.setdefault(_running, set())
     if result.success:
         cells.discard(digest)
