@@ -26,12 +26,14 @@ import hashlib
 import linecache
 import os
 import re
+import sys
 import types
 from collections.abc import Iterator
 
 _running: str | None = None          # the exercise whose test cell is running
 _failed: dict[str, set[str]] = {}    # exercise -> digests of its test cells whose last run failed
 _grading = False                     # under nbgrader: never show a test cell's source (hidden tests)
+_test_files: set[str] = set()        # IPython's file names of the cells that ran as tests
 
 # Frames a student never needs to read: ours, the context managers', torch's call machinery, IPython's exec.
 _HIDDEN_FILES = (
@@ -47,6 +49,11 @@ def testing(exercise: str) -> None:
     """Mark the running cell as a test of `exercise` (the first line of every test cell)."""
     global _running
     _running = exercise
+    frame = sys._getframe(1)
+    while frame is not None and not _is_cell_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is not None:  # its frames are test code, never the student's (a hidden test's helper must not show)
+        _test_files.add(frame.f_code.co_filename)
 
 
 def failing(exercise: str) -> bool:
@@ -143,22 +150,25 @@ def _hidden(tb: types.TracebackType) -> bool:
 
 
 def student_frame(tb: types.TracebackType | None) -> types.TracebackType | None:
-    """The innermost frame of a cell other than the first (the test's own cell): the student's code."""
+    """The innermost frame of a cell that is not a test: the student's code (or a provided cell it called)."""
     cells = [f for f in _frames(tb) if _is_cell_file(f.tb_frame.f_code.co_filename)]
     if not cells:
         return None
-    test_file = cells[0].tb_frame.f_code.co_filename
-    theirs = [f for f in cells if f.tb_frame.f_code.co_filename != test_file]
+    tests = _test_files | {cells[0].tb_frame.f_code.co_filename}  # the first is the cell that ran
+    theirs = [f for f in cells if f.tb_frame.f_code.co_filename not in tests]
     return theirs[-1] if theirs else None
 
 
 def student_line(frame: types.TracebackType) -> str:
-    """ "in LayerNorm.forward, line 7 of its cell: `return x / std`" for a frame of the student's code."""
+    """ "in LayerNorm.forward, line 7 of its cell: `return x / std`" for a frame of a cell."""
     code = frame.tb_frame.f_code
-    name = getattr(code, "co_qualname", code.co_name)
     text = linecache.getline(code.co_filename, frame.tb_lineno).strip()
-    where = "at the top level of a cell" if name == "<module>" else f"in {name}"
+    where = f"in {_qualname(code)}" if code.co_name != "<module>" else "at the top level of a cell"
     return f"{where}, line {frame.tb_lineno} of its cell: `{text}`" if text else f"{where}, line {frame.tb_lineno}"
+
+
+def _qualname(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)
 
 
 def raised_message(error: BaseException, tb: types.TracebackType | None) -> str | None:
@@ -168,14 +178,13 @@ def raised_message(error: BaseException, tb: types.TracebackType | None) -> str 
         return None
     said = str(error).strip().rstrip(".")
     if isinstance(error, NotImplementedError):
-        code = frame.tb_frame.f_code
-        owner = getattr(code, "co_qualname", code.co_name).split(".")[0]
+        owner = _qualname(frame.tb_frame.f_code).split(".")[0]
         return f"{owner} is not answered yet: its answer cell still raises NotImplementedError"
     hint = ""
     if isinstance(error, RuntimeError) and re.search(r"\bsize\b|\bshape\b|dimension", said):
         hint = (" Print the shapes of the tensors on that line and compare them with the shapes the "
                 "exercise's docstring gives.")
-    return f"your code raised {type(error).__name__} ({said}) {student_line(frame)}.{hint}"
+    return f"{type(error).__name__} ({said}) was raised {student_line(frame)}.{hint}"
 
 
 def broken_dependency(exercise: str, namespace: dict) -> str | None:

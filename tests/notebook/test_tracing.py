@@ -54,7 +54,7 @@ def test_an_exception_in_the_students_code_names_their_line_and_hides_checks_and
     ok, out = run('checks.testing("Scores")\nwith checks.quiet():\n'
                   '    out = Scores()(torch.ones(2, 2, 3), torch.ones(2, 4, 3))\nchecks.expect(True, "")')
     assert not ok
-    assert "Testing Scores: your code raised RuntimeError" in out and "in Scores.forward, line 3" in out
+    assert "Testing Scores: RuntimeError" in out and "was raised in Scores.forward, line 3" in out
     assert "`s = q @ k.T`" in out and "Print the shapes" in out
     assert "module.py" not in out and "checks.py" not in out and "contextlib" not in out
     assert "At line 3 of the test cell" in out  # run by hand, the test's own line is shown
@@ -80,3 +80,9 @@ def test_a_graded_run_never_shows_the_test_cells_source(run):
     finally:
         tracing.install(InteractiveShell.instance(), grading=False)
     assert not ok and "x is wrong" in out and "secret" not in out
+
+
+def test_a_helper_of_an_earlier_test_is_never_named_as_the_students_code(run):
+    run('checks.testing("a")\ndef _reference(x):\n    return x.view(7)  # SECRET')
+    ok, out = run('checks.testing("b")\n_reference(torch.ones(3))')
+    assert not ok and "SECRET" not in out and "was raised" not in out and "RuntimeError" in out
