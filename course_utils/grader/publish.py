@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import tempfile
 import tomllib
+import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,8 +47,25 @@ STUDENT_PACKAGES = ("notebook",)
 INSTRUCTOR_PACKAGES = ("grader", "qa", "bench")
 # Course-root files students get as they are (Validate reads nbgrader_config.py).
 COPIED_FILES = ("nbgrader_config.py",)
+# Course-root folders whose files a notebook may cite (`docs/recorded-runs.md`): the copy carries
+# each file cited, and what a cited markdown file links to in turn.
+CITED_FOLDERS = ("docs",)
 # The install command of the students' README (and of the course's own README, for students).
 INSTALL_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/course lab"
+
+# What INSTALL_COMMAND costs, measured: a fresh copy from `course publish`, then
+# `/usr/bin/time python3 -m venv .venv && .venv/bin/pip install -e .` and `du -sh .venv`, on a
+# 2-core Linux machine (Python 3.11.7, 2026-11-25) whose pip read most wheels, torch's CPU build
+# among them, from local folders (/opt/wheels, a file:// index) and downloaded 45 (66 MB).
+# Measure again when the pins change.
+INSTALL_COST = """\
+It installs about 1.4 GB into `.venv/` (torch alone is 0.75 GB). On a 2-core Linux machine the
+install took 55 seconds, but that machine's pip found most packages, torch's CPU build among
+them, in a local folder: expect longer where pip downloads them all (about 325 MB of wheels).
+On Linux, PyPI's default torch wheel also pulls gigabytes of CUDA packages; without an NVIDIA
+GPU, install torch's CPU build after `python3 -m venv .venv` and before the rest, as
+`environment.yml` does:
+`.venv/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu`."""
 
 STUDENT_GITIGNORE = """\
 # made by `course publish`: what working on the course leaves behind
@@ -301,6 +319,101 @@ def scan(folder: str | Path, secrets: Secrets, published: list[str]) -> ScanResu
     return scanner.result
 
 
+# ---- what the notebooks cite ----------------------------------------------------------------
+
+# A markdown link's or image's target: [text](target), ![alt](target).
+_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)")
+# A path of the course root written out in prose, a table or a comment: `docs/recorded-runs.md`.
+_ROOT_PATH = re.compile(r"(?<![\w./-])((?:" + "|".join(CITED_FOLDERS) + r")/[\w./-]*\w)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # https:, mailto:, attachment:, data:
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One path a file of the copy names: a relative link, or a course-root path in its text."""
+    source: str  # the citing file, relative to the root
+    text: str    # as written
+    target: str  # the file or folder it names, relative to the root ("../x" when outside it)
+
+    def __str__(self) -> str:
+        return f"{self.source} cites {self.text}"
+
+
+def _target(root: Path, base: Path, text: str) -> str:
+    path = os.path.normpath(os.path.join(base, urllib.parse.unquote(text)))
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def citations(path: str | Path, root: str | Path) -> list[Citation]:
+    """The paths that `path` (a notebook or a markdown file under `root`) cites.
+
+    Relative links of markdown (a notebook's markdown cells), resolved from the file's folder,
+    and course-root paths under CITED_FOLDERS written out anywhere (`docs/recorded-runs.md` in
+    a sentence or a code comment), resolved from `root`. Links with a scheme (https:,
+    attachment:), to an anchor of the same page (#...) or absolute ones cite nothing here.
+    """
+    path, root = Path(path), Path(root)
+    rel = path.relative_to(root).as_posix()
+    if path.suffix == ".ipynb":
+        texts = [(cell.source, cell.cell_type == "markdown") for cell in read(path).cells]
+    else:
+        texts = [(path.read_text(encoding="utf-8"), path.suffix == ".md")]
+    found = []
+    for text, markdown in texts:
+        for link in _LINK.findall(text) if markdown else ():
+            link = link.split("#", 1)[0].split("?", 1)[0]
+            if link and not _SCHEME.match(link) and not link.startswith("/"):
+                found.append(Citation(rel, link, _target(root, path.parent, link)))
+        found.extend(Citation(rel, mention, _target(root, root, mention)) for mention in _ROOT_PATH.findall(text))
+    return list(dict.fromkeys(found))
+
+
+def _copy_cited(course: Course, folder: Path, notebooks: list[Path]) -> None:
+    """Copy into `folder` the course's files under CITED_FOLDERS that `notebooks` (in `folder`) cite,
+    and what those files cite in turn (docs/recorded-runs.md links to docs/gpu-runs.md). The scan
+    then reads them like every other file of the copy."""
+    root = course.root.resolve()
+    todo = [c for notebook in notebooks for c in citations(notebook, folder)]
+    while todo:
+        target = todo.pop().target
+        source, copy = root / target, folder / target
+        if copy.exists() or target.split("/")[0] not in CITED_FOLDERS or not source.exists():
+            continue
+        if source.is_dir():
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns(".*"))
+            continue
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, copy)
+        if copy.suffix == ".md":
+            todo.extend(citations(copy, folder))
+
+
+def missing_citations(folder: str | Path, unpublished: Iterable[str] = ()) -> list[Citation]:
+    """What the notebooks of the copy in `folder`, and the files they cite, cite but the copy lacks.
+
+    `unpublished`: folders of the copy (relative, e.g. notebooks/05_positional_encoding) of
+    notebooks not published yet; a "Next:" link into one of them is expected to wait for its
+    release and is not counted.
+    """
+    folder = Path(folder)
+    waiting = tuple(f"{name.rstrip('/')}/" for name in unpublished)
+    todo = [c for nb in sorted(folder.rglob("*.ipynb")) if ".ipynb_checkpoints" not in nb.parts
+            for c in citations(nb, folder)]
+    seen, missing = set(), []
+    while todo:
+        citation = todo.pop(0)
+        if citation in seen:
+            continue
+        seen.add(citation)
+        target = folder / citation.target
+        if not target.exists():
+            if not citation.target.startswith(waiting):
+                missing.append(citation)
+        elif target.suffix == ".md" and target.is_file():
+            todo.extend(citations(target, folder))
+    return missing
+
+
 # ---- the copy -------------------------------------------------------------------------------
 
 def _imported_modules(path: Path, module: str) -> set[str]:
@@ -463,6 +576,8 @@ pinned versions and opens the course in JupyterLab:
 {install}
 ```
 
+{install_cost}
+
 Later, `.venv/bin/course lab` alone opens it again. It starts JupyterLab on `127.0.0.1:8888`
 (`--port` picks another), opens `{folder}/` in your browser (`--no-browser` prints the link
 instead) and makes no network request of its own.
@@ -486,12 +601,39 @@ instead) and makes no network request of its own.
    `.venv/bin/course validate {example}`.
    It restarts the kernel and runs everything in order, as the grader will, and names the
    test cells that fail.
-5. Submit as your instructor tells you.
+5. Hand the notebook in (next section) once Validate reports no failing test.
 
 The `parameters` cell at the top of each notebook holds `device` (`auto` picks CUDA, then
 Apple MPS, then CPU), `fast` (`"auto"`: small sizes and short training on a CPU, the full sizes
 on a CUDA GPU; the setup cell prints which, and `True` or `False` chooses) and `seed`. Graded
 runs always use fast mode.
+
+## Hand in
+
+What you hand in is the notebook file itself, with its name unchanged, one file per
+notebook, after **Validate** reports no failing test: `{folder}/NN_name/NN_name.ipynb`, for
+example `{example}`.
+The grader finds your work by that file name and runs the file from a fresh kernel, so hand in
+the `.ipynb`, not a PDF, an HTML export, a zip or a renamed copy, and keep its locked cells as
+they are.
+
+- **On a JupyterHub with nbgrader's exchange** (your instructor gives you the hub's address):
+  open **Nbgrader → Assignment List** (the *Assignments* tab), **Fetch** the notebook there and
+  work in the copy it fetches into your home folder (`NN_name/NN_name.ipynb`). When Validate
+  passes, press **Submit** next to it in the same tab. You may submit again before the
+  deadline; the instructor collects your latest submission.
+- **On a learning platform** (Moodle, Canvas, ...): upload the `.ipynb` file itself, its name
+  unchanged, to that notebook's assignment: one upload per assignment. In JupyterLab,
+  right-click the notebook in the file browser and choose **Download** to get the file (on
+  Binder, do this before the session ends).
+- **Self-study, without an instructor:** there is nothing to hand in. Run each test cell, then
+  **Validate** (or `course validate` as above): a notebook is done when Validate reports no
+  failing test. The hidden tests are not in this copy, so that is a good sign rather than a
+  grade.
+
+`course lab` shows the *Assignments* tab only where an nbgrader exchange is configured (on a
+hub); on your own machine there is none, so JupyterLab shows no *Assignments* tab and no
+Nbgrader menu, and the Validate button works as everywhere.
 
 ## How grading works
 
@@ -558,7 +700,7 @@ def student_readme(course: Course, published: list[str], repository: str, folder
         released = (f"Released so far: notebooks {published[0][:2]} to {published[-1][:2]}. The next notebook "
                     "comes after the deadline of the last one (see *How grading works*).")
     return STUDENT_README.format(binder=binder_url(repository, folder), released=released, table="\n".join(rows),
-                                 install=INSTALL_COMMAND, folder=folder, example=f"{folder}/{example}/{example}.ipynb")
+                                 install=INSTALL_COMMAND, install_cost=INSTALL_COST, folder=folder, example=f"{folder}/{example}/{example}.ipynb")
 
 
 # ---- publishing -----------------------------------------------------------------------------
@@ -612,6 +754,7 @@ def _write(course: Course, folder: Path, published: list[str], repository: str, 
         shutil.copy2(package / rel, target)
     for name in COPIED_FILES:
         shutil.copy2(course.root / name, folder / name)
+    _copy_cited(course, folder, [folder / release_folder / aid / f"{aid}.ipynb" for aid in published])
     text = {
         "pyproject.toml": student_pyproject((course.root / "pyproject.toml").read_text(encoding="utf-8"), repository),
         "environment.yml": student_environment((course.root / "environment.yml").read_text(encoding="utf-8")),
@@ -683,6 +826,13 @@ def publish(course: Course, dest: str | Path, upto: str | None = None, git: bool
     kept_history = False
     try:
         _write(course, staging, published, repository, release_folder)
+        unpublished = [f"{release_folder}/{aid}" for aid in ids if aid not in published]
+        missing = missing_citations(staging, unpublished)
+        if missing:
+            raise CourseError("the students' copy would lack what its notebooks cite; nothing was published:\n"
+                              + "\n".join(f"  - {c}, which the copy lacks" for c in missing)
+                              + f"\nPut the file under {' or '.join(d + '/' for d in CITED_FOLDERS)} of the course "
+                              "(the copy carries what is cited there) or change the citation.")
         result = scan(staging, secrets, published)
         if result.leaks:
             raise LeakError(result.leaks)

@@ -118,16 +118,22 @@ def student_lab(tmp_path_factory):
 @pytest.fixture(scope="module")
 def instructor_lab(tmp_path_factory):
     """`jupyter lab` serving a copy of the instructor's course, solutions included."""
-    yield from _serve(tmp_path_factory.mktemp("instructor-lab"), _course_copy)
+    yield from _serve(tmp_path_factory.mktemp("instructor-lab"), _course_copy, instructor=True)
 
 
-def _serve(work, make_root):
-    """`jupyter lab` (as `course lab` starts it) on a free port, serving the folder `make_root` fills."""
+def _serve(work, make_root, instructor=False):
+    """`jupyter lab` (as `course lab` starts it, `--instructor` or not) on a free port, serving the
+    folder `make_root` fills."""
     root = work / "course"
     make_root(root)
-    settings = lab.write_app_settings(work / "app-settings", extra=lab.RENDER_ALL_CELLS)
+    # As `course lab` does: a student's page without nbgrader's instructor tools, and without
+    # its Assignments tab when no exchange is configured (none is on a test machine).
+    exchange = lab.exchange_configured(root)
+    settings = lab.write_app_settings(work / "app-settings", extra=lab.RENDER_ALL_CELLS,
+                                      disabled=lab.disabled_plugins(instructor, exchange))
     port = _free_port()
-    argv = lab.lab_command(root, port, app_settings_dir=settings, token=TOKEN, open_browser=False)
+    argv = lab.lab_command(root, port, app_settings_dir=settings, token=TOKEN, open_browser=False,
+                           instructor=instructor, exchange=exchange)
     # A private Jupyter config, data and runtime dir: the user's own settings, workspaces and
     # kernels play no part. The course's kernel is this environment's python3.
     env = lab.lab_environment(dict(os.environ, JUPYTER_CONFIG_DIR=str(work / "jupyter-config"),

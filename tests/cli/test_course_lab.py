@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +135,100 @@ def test_course_lab_serves_the_notebooks_with_nbgrader(tmp_path):
         server.wait(timeout=30)
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5)
+
+
+# ---- students see nbgrader's student tools only -----------------------------------------------
+
+NBGRADER_JS = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyter" / "nbgrader" / "static"
+VALIDATE_PLUGIN = "@jupyter/nbgrader:validate-assignment"
+
+
+def test_the_plugin_ids_are_nbgraders_own():
+    """The ids the course turns off are the installed labextension's: a renamed plugin would stay on."""
+    code = "".join(path.read_text(errors="replace") for path in NBGRADER_JS.glob("*.js"))
+    for plugin in (*lab.INSTRUCTOR_PLUGINS, *lab.EXCHANGE_PLUGINS, VALIDATE_PLUGIN):
+        # `id:"..."`, or (the formgrader's) a constant that its plugin's `id:` names.
+        assert f'id:"{plugin}"' in code or re.search(rf'let (\w+)="{plugin}".*id:\1\b', code), plugin
+    # The server extensions nbgrader's install switches on (one file in the environment's config).
+    enabled = json.loads((Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d" / "nbgrader.json")
+                         .read_text())["ServerApp"]["jpserver_extensions"]
+    assert {*lab.INSTRUCTOR_SERVER_EXTENSIONS, *lab.EXCHANGE_SERVER_EXTENSIONS} < set(enabled)
+    assert "nbgrader.server_extensions.validate_assignment" in enabled
+
+
+def test_students_lose_the_instructor_tools_and_without_exchange_the_assignments_tab():
+    alone = lab.disabled_plugins(instructor=False, exchange=False)
+    assert set(alone) == {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                          "@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:course-list",
+                          "@jupyter/nbgrader:menu"}
+    on_a_hub = lab.disabled_plugins(instructor=False, exchange=True)
+    assert set(on_a_hub) == {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"}
+    assert VALIDATE_PLUGIN not in alone + on_a_hub, "the Validate button stays"
+    assert lab.disabled_plugins(instructor=True, exchange=False) == []
+    assert lab.disabled_plugins(instructor=True, exchange=True) == []
+
+
+def test_students_server_runs_without_formgrader_and_exchange_extensions(tmp_path):
+    def off(argv):
+        return {a.split("=", 1)[1].removesuffix("=False") for a in argv
+                if a.startswith("--ServerApp.jpserver_extensions=") and a.endswith("=False")}
+
+    alone = lab.lab_command(ROOT, 8765, app_settings_dir=tmp_path, exchange=False)
+    assert off(alone) == {"nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.assignment_list",
+                          "nbgrader.server_extensions.course_list"}
+    assert f"--ServerApp.jpserver_extensions={VALIDATE_EXTENSION}=True" in alone
+    on_a_hub = lab.course_server_options(tmp_path)
+    assert off(on_a_hub) == {"nbgrader.server_extensions.formgrader"}
+    assert off(lab.lab_command(ROOT, 8765, app_settings_dir=tmp_path, instructor=True)) == set()
+    assert off(lab.course_server_options(tmp_path, instructor=True, exchange=False)) == set()
+
+
+def test_disabled_plugins_go_to_page_config_and_leave_with_instructor_mode(tmp_path):
+    folder = lab.write_app_settings(tmp_path / "settings", disabled=lab.disabled_plugins(False, False))
+    page_config = json.loads((folder / "page_config.json").read_text())
+    assert page_config == {"disabledExtensions": lab.disabled_plugins(False, False)}
+    lab.write_app_settings(folder, disabled=lab.disabled_plugins(True, False))
+    assert not (folder / "page_config.json").exists(), "instructors get every plugin back"
+    assert (folder / "overrides.json").is_file()
+
+
+@pytest.fixture
+def config_course(tmp_path, monkeypatch):
+    """A course root with only an nbgrader_config.py; Jupyter's config path kept to tmp_path."""
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH"):
+        monkeypatch.setenv(name, str(tmp_path / "jupyter-config"))
+    root = tmp_path / "course"
+    root.mkdir()
+
+    def write(*lines):
+        (root / "nbgrader_config.py").write_text("\n".join(["c = get_config()", *lines]) + "\n")
+        return root
+    return write
+
+
+def test_exchange_configured_needs_an_existing_exchange_root_and_a_course_id(config_course, tmp_path):
+    exchange = tmp_path / "exchange"
+    assert not lab.exchange_configured(config_course('c.CourseDirectory.course_id = "ag"')), \
+        "nbgrader's default root /usr/local/share/nbgrader/exchange is absent here"
+    assert not lab.exchange_configured(config_course('c.CourseDirectory.course_id = "ag"',
+                                                     f'c.Exchange.root = "{exchange}"')), "not created yet"
+    exchange.mkdir()
+    assert lab.exchange_configured(config_course('c.CourseDirectory.course_id = "ag"',
+                                                 f'c.Exchange.root = "{exchange}"'))
+    assert not lab.exchange_configured(config_course(f'c.Exchange.root = "{exchange}"')), "no course id"
+    # An exchange of its own kind (ngshare and the like) is the admin's to check.
+    assert lab.exchange_configured(config_course(
+        "from nbgrader.exchange.abc import Exchange",
+        "class Service(Exchange): pass",
+        "c.ExchangeFactory.exchange = Service"))
+    # The global nbgrader config of a hub counts too, as nbgrader's Assignments tab reads it.
+    (tmp_path / "jupyter-config").mkdir()
+    (tmp_path / "jupyter-config" / "nbgrader_config.py").write_text(
+        f'c = get_config()\nc.Exchange.root = "{exchange}"\n')
+    assert lab.exchange_configured(config_course('c.CourseDirectory.course_id = "ag"'))
+
+
+def test_the_published_copy_has_no_exchange(tmp_path):
+    """The students' copy carries the course's nbgrader_config.py: no exchange, so no Assignments tab."""
+    assert (Path("/usr/local/share/nbgrader/exchange").is_dir()
+            or not lab.exchange_configured(ROOT)), "this machine has no exchange"

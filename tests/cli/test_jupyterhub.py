@@ -33,7 +33,7 @@ import pytest
 from accounts import ACCOUNT_PATH, add_account, as_account, opened_for_everyone, remove_accounts, undo
 from conftest import COURSE, ROOT
 from course_utils import ipynb
-from course_utils.cli.lab import course_server_options, write_app_settings
+from course_utils.cli.lab import course_server_options, disabled_plugins, write_app_settings
 from course_utils.grader.nbgrader_runner import generate, make_scratch_root
 from course_utils.qa import figure1, submissions
 from course_utils.qa.catalogue import load
@@ -104,7 +104,9 @@ def hub():
         (work / "etc-jupyter" / "nbgrader_config.py").write_text(
             f'c = get_config()\nc.CourseDirectory.course_id = "{COURSE.course_id}"\nc.Exchange.root = "{exchange}"\n')
         settings = write_app_settings(work / "app-settings")
-        for path in (work / "etc-jupyter", settings):
+        student_settings = write_app_settings(work / "app-settings-students",
+                                              disabled=disabled_plugins(instructor=False, exchange=True))
+        for path in (work / "etc-jupyter", settings, student_settings):
             subprocess.run(["chmod", "-R", "a+rX", str(path)], check=True)
 
         # The instructor's home is the course root (the hub opens each server in the home).
@@ -121,7 +123,7 @@ def hub():
             singleuser=str(Path(sys.executable).parent / "jupyterhub-singleuser"),
             path=ACCOUNT_PATH,
             instructor_args=course_server_options(settings, instructor=True),
-            student_args=course_server_options(settings)))
+            student_args=course_server_options(student_settings)))
         log = work / "hub.log"
         with open(log, "w") as out:
             process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(work / "jupyterhub_config.py")],

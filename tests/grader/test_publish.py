@@ -508,3 +508,79 @@ def test_binder_enables_the_courses_validate_button(upto02):
     assert f"jupyter server extension enable --sys-prefix {VALIDATE_EXTENSION}" in post_build.read_text()
     module = upto02.dest / Path(*VALIDATE_EXTENSION.split(".")).with_suffix(".py")
     assert "_load_jupyter_server_extension" in module.read_text()
+
+
+# ---- everything a notebook cites is in the copy -----------------------------------------------
+
+# The test's own reading of a citation: a markdown link that is not a URL, an attachment or an
+# anchor, and any path under docs/ written out in a cell (prose, table or code comment).
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)")
+_DOCS = re.compile(r"(?<![\w./-])(docs/[\w./-]*\w)")
+
+
+def _cited(notebook, folder):
+    """{cited path, resolved against the copy `folder`} for one notebook of the copy."""
+    found = set()
+    for cell in ipynb.read(notebook).cells:
+        if cell.cell_type == "markdown":
+            for link in _LINK.findall(cell.source):
+                link = link.split("#")[0]
+                if link and not re.match(r"^\w[\w+.-]*:", link):
+                    found.add((notebook.parent / link).resolve())
+        found.update((folder / path).resolve() for path in _DOCS.findall(cell.source))
+    return found
+
+
+def test_every_path_a_published_notebook_cites_is_in_the_copy(everything):
+    folder = everything.dest.resolve()
+    cited = {path for aid in everything.ids for path in _cited(folder / "notebooks" / aid / f"{aid}.ipynb", folder)}
+    assert folder / "docs" / "recorded-runs.md" in cited, "notebook 07 cites its recorded runs"
+    missing = sorted(str(path.relative_to(folder)) for path in cited if not path.exists())
+    assert not missing, f"the notebooks cite what the students' copy lacks: {missing}"
+    assert all(path.is_relative_to(folder) for path in cited), "a citation leads out of the copy"
+    # What a copied document links to is there too (recorded-runs.md links to gpu-runs.md).
+    assert (folder / "docs" / "gpu-runs.md").is_file() and pub.missing_citations(folder) == []
+    assert {f for f in everything.files if f.startswith("docs/")} == {"docs/recorded-runs.md", "docs/gpu-runs.md"}
+
+
+def test_only_links_to_notebooks_not_yet_published_wait(upto02):
+    folder = upto02.dest
+    waiting = pub.missing_citations(folder)
+    assert [c.target for c in waiting] == [f"notebooks/{IDS[3]}/{IDS[3]}.ipynb"], "02's Next: link to 03"
+    assert pub.missing_citations(folder, [f"notebooks/{aid}" for aid in IDS[3:]]) == []
+
+
+def test_a_citation_the_copy_would_lack_stops_publish(tmp_path, no_release_check):
+    course = _course_copy(tmp_path)
+    (course.root / "docs").mkdir()
+    (course.root / "docs" / "notes.md").write_text("# Notes\n\nThe figure: ![a plot](images/plot.png)\n")
+    (course.root / "docs" / "images").mkdir()
+    (course.root / "docs" / "images" / "plot.png").write_bytes(b"\x89PNG\r\n")
+    aid = PUBLISHED[1]
+    nb = ipynb.read(course.release(aid))
+    nb.cells.append(ipynb.reads(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source":
+        "See `docs/notes.md` and [the derivation](../../docs/derivation.md#step-2)."}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 4})).cells[0])
+    ipynb.write(nb, course.release(aid))
+    with pytest.raises(CourseError, match=rf"notebooks/{aid}/{aid}\.ipynb cites \.\./\.\./docs/derivation\.md, "
+                                          "which the copy lacks") as caught:
+        pub.publish(course, tmp_path / "student", upto=UPTO)
+    assert "notes.md" not in str(caught.value) and "nothing was published" in str(caught.value)
+    assert not (tmp_path / "student").exists()
+    (course.root / "docs" / "derivation.md").write_text("# Derivation\n")
+    report = pub.publish(course, tmp_path / "student", upto=UPTO)
+    assert {f for f in report.files if f.startswith("docs/")} == \
+        {"docs/notes.md", "docs/derivation.md", "docs/images/plot.png"}, "what is cited, and what that cites"
+
+
+def test_students_readme_says_what_to_hand_in_and_how(upto02):
+    readme = (upto02.dest / "README.md").read_text()
+    hand_in = readme.split("## Hand in", 1)[1].split("\n## ", 1)[0]
+    for words in ("notebooks/NN_name/NN_name.ipynb", "name unchanged", "after **Validate** reports no failing test",
+                  "JupyterHub with nbgrader's exchange", "**Submit**", "learning platform",
+                  "upload the `.ipynb` file itself", "one upload per assignment", "Self-study", "nothing to hand in"):
+        assert words in hand_in, words
+    assert "Submit as your instructor tells you" not in readme
+    install = readme.split("## Install and open", 1)[1].split("\n## ", 1)[0]
+    assert pub.INSTALL_COST in install and re.search(r"about [\d.]+ GB into `\.venv/`", install)
+    assert re.search(r"install took \d+ seconds", install)
