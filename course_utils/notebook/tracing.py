@@ -154,7 +154,9 @@ def student_frame(tb: types.TracebackType | None) -> types.TracebackType | None:
     cells = [f for f in _frames(tb) if _is_cell_file(f.tb_frame.f_code.co_filename)]
     if not cells:
         return None
-    tests = _test_files | {cells[0].tb_frame.f_code.co_filename}  # the first is the cell that ran
+    tests = set(_test_files)
+    if cells[0].tb_frame.f_code.co_name == "<module>":  # the cell that ran (absent when checks.call caught it)
+        tests.add(cells[0].tb_frame.f_code.co_filename)
     theirs = [f for f in cells if f.tb_frame.f_code.co_filename not in tests]
     return theirs[-1] if theirs else None
 

@@ -86,3 +86,10 @@ def test_a_helper_of_an_earlier_test_is_never_named_as_the_students_code(run):
     run('checks.testing("a")\ndef _reference(x):\n    return x.view(7)  # SECRET')
     ok, out = run('checks.testing("b")\n_reference(torch.ones(3))')
     assert not ok and "SECRET" not in out and "was raised" not in out and "RuntimeError" in out
+
+
+def test_checks_call_names_the_students_line(run):
+    run("def scores(q, k):\n    return q @ k.T")
+    ok, out = run('checks.testing("scores")\n'
+                  'checks.call("scores(q, k)", scores, torch.ones(2, 2, 3), torch.ones(2, 4, 3), hint="mind the batch")')
+    assert not ok and "scores(q, k) raised RuntimeError" in out and "in scores, line 2 of its cell: `return q @ k.T`" in out
