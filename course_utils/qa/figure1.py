@@ -26,6 +26,7 @@ FILE_NAME = "figure1.png"
 MIME = "image/png"
 WIDTH, HEIGHT, DPI = 510, 560, 100   # pixels; the drawing's coordinates are pixels, y downwards
 LEFT = -15                           # the x of the image's left edge: room for the encoder's "N×"
+TITLE_MARGIN = 6                     # pixels kept free between the caption and each side of the image
 
 
 @dataclass(frozen=True)
@@ -147,8 +148,19 @@ def _draw(aid: str):
     ax.text(115, 518, "inputs (source)", ha="center", va="center", fontsize=9)
     ax.text(365, 518, "outputs, shifted right", ha="center", va="center", fontsize=9)
     ax.text(365, 16, "output probabilities", ha="center", va="center", fontsize=9)
-    ax.text(LEFT + WIDTH / 2, HEIGHT - 14, caption(aid), ha="center", va="center", fontsize=9.5, weight="bold")
+    title = ax.text(LEFT + WIDTH / 2, HEIGHT - 14, caption(aid), ha="center", va="center", fontsize=9.5,
+                    weight="bold")
+    _fit_width(fig, title, WIDTH - 2 * TITLE_MARGIN)
     return fig
+
+
+def _fit_width(fig, text, width: float) -> None:
+    """Shrink `text`'s font until it is at most `width` pixels wide, so a long caption is not cut at the edges."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()   # the renderer savefig's PNG uses, so the widths agree
+    while text.get_window_extent(renderer).width > width and text.get_fontsize() > 6:
+        text.set_fontsize(text.get_fontsize() - 0.25)
 
 
 def png(aid: str) -> bytes:

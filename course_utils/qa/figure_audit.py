@@ -13,8 +13,9 @@ When the environment variable COURSE_FIGURE_AUDIT names a file, `course execute`
 `course demo` executes every notebook with it set when tests/qa/test_demo.py runs the demo,
 and that test reads it through problems(): every axes that is not a colorbar needs a title
 (or the figure a suptitle) and both axis labels, every colour map must stay readable in
-grayscale, and no two labelled curves of one axes may share both line style and marker
-(they would differ only by colour). Without the variable nothing is patched or written, and
+grayscale, no two labelled curves of one axes may share both line style and marker
+(they would differ only by colour), and no text (a title, a label, a tick label, a legend)
+may reach past the edge of the saved image, which would cut it. Without the variable nothing is patched or written, and
 no student's or graded kernel ever imports this module.
 """
 from __future__ import annotations
@@ -74,15 +75,59 @@ def _labelled_lines(ax):
             if line.get_label() and not line.get_label().startswith("_")]
 
 
-def describe(figure: Figure) -> dict:
-    """The title, labels and colour maps of each axes of `figure` (a JSON-ready dict)."""
+def texts_outside(figure: Figure) -> list[str]:
+    """The visible texts of `figure` that reach past the edge of its canvas (a saved image would cut them).
+
+    Laid out first, as a render would (a layout engine moves titles and labels), then each text
+    artist's window extent is compared with the figure's box, with half a pixel of slack for rounding.
+    """
+    from matplotlib.text import Text
+
+    figure.draw_without_rendering()
+    get_renderer = getattr(figure.canvas, "get_renderer", None)
+    renderer = get_renderer() if get_renderer is not None else figure._get_renderer()
+    box = figure.bbox
+    # An axis keeps labels for ticks just beyond its limits and never draws them.
+    undrawn = set()
+    for ax in figure.get_axes():
+        for axis in ax._axis_map.values():
+            low, high = sorted(axis.get_view_interval())
+            slack = (high - low) * 1e-9
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not low - slack <= tick.get_loc() <= high + slack:
+                    undrawn.update((id(tick.label1), id(tick.label2)))
+    cut = []
+    for text in figure.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip() or id(text) in undrawn:
+            continue
+        extent = text.get_window_extent(renderer)
+        if (extent.x0 < box.x0 - 0.5 or extent.y0 < box.y0 - 0.5 or extent.x1 > box.x1 + 0.5
+                or extent.y1 > box.y1 + 0.5):
+            cut.append(text.get_text())
+    return cut
+
+
+def describe(figure: Figure, tight: bool = False) -> dict:
+    """The title, labels and colour maps of each axes of `figure`, and its cut texts (a JSON-ready dict).
+
+    `tight`: the render crops to what is drawn (bbox_inches="tight", as the inline backend does),
+    so a text past the canvas's edge is kept whole and none is reported.
+    """
     suptitle = figure._suptitle.get_text() if getattr(figure, "_suptitle", None) is not None else ""
     axes = []
     for ax in figure.get_axes():
         title = " ".join(t for t in (ax.get_title(loc) for loc in ("left", "center", "right")) if t)
         axes.append({"title": title, "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),
                      "colorbar": _is_colorbar(ax), "cmaps": _cmaps(ax), "lines": _labelled_lines(ax)})
-    return {"suptitle": suptitle, "axes": axes}
+    return {"suptitle": suptitle, "axes": axes, "cut_texts": [] if tight else texts_outside(figure)}
+
+
+def _crops_tight(kwargs: dict) -> bool:
+    """Whether print_figure, called with `kwargs`, crops the image to what is drawn."""
+    import matplotlib
+
+    bbox = kwargs.get("bbox_inches")
+    return (matplotlib.rcParams["savefig.bbox"] if bbox is None else bbox) == "tight"
 
 
 def _cell_number():
@@ -107,7 +152,7 @@ def install(path: str | Path) -> None:
         # papermill runs each notebook from its own folder, named like the notebook.
         where = {"notebook": Path.cwd().name, "cell": _cell_number()}
         try:
-            record = {**where, **describe(self.figure)}
+            record = {**where, **describe(self.figure, tight=_crops_tight(kwargs))}
         except Exception as error:  # noqa: BLE001  (the audit must never break a figure)
             record = {**where, "audit_error": repr(error)}
         try:
@@ -159,6 +204,9 @@ def problems(record: dict) -> list[str]:
         for same in styles.values():
             if len(same) > 1:
                 found.append(f"{name}: lines {same} differ only by colour: give each its own linestyle or marker")
+    for text in record.get("cut_texts", []):
+        found.append(f"the text {text!r} reaches past the edge of the image, which cuts it: make room for it "
+                     "(constrained or tight layout, a shorter text or a smaller font)")
     for ax in record["axes"]:
         for cmap in ax["cmaps"]:
             if not grayscale_safe(cmap):
