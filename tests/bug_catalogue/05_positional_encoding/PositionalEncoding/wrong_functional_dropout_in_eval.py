@@ -1,0 +1,13 @@
+"""Calls F.dropout(..., p) without training=self.training: F.dropout defaults to training=True, so eval mode still drops."""
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, max_len=5000, dropout=0.1):
+        super().__init__()
+        self.max_len = max_len
+        self.p = dropout
+        self.register_buffer("pe", sinusoidal_positional_encoding(max_len, d_model))
+
+    def forward(self, x):
+        length = x.size(1)
+        if length > self.max_len:
+            raise ValueError(f"sequence length {length} exceeds max_len {self.max_len}")
+        return F.dropout(x + self.pe[:length], p=self.p)
