@@ -3,7 +3,7 @@
 Parts: (1) seconds per solution notebook in fast mode; (2) grading throughput;
 (3) the course's MultiHeadAttention against nn.MultiheadAttention and fused attention;
 (4) notebook 07's training throughput (and, on a GPU, the base model's MFU);
-(5) greedy decoding with and without a KV cache (notebook 08).
+(5) greedy decoding with and without a KV cache (notebook 09).
 Targets are printed next to the measurements; the benchmarks measure, they do not fail.
 """
 from __future__ import annotations
@@ -165,7 +165,7 @@ def run(course: Course, quick: bool = False, write: bool = True) -> list[str]:
     print(table, "\n")
 
     for title, aid, target in (("4. Training (notebook 07)", "07_encoder_decoder", TARGETS["mfu"]),
-                               ("5. Greedy decoding with a KV cache (notebook 08)", "08_efficient_attention",
+                               ("5. Greedy decoding with a KV cache (notebook 09)", "09_efficient_attention",
                                 TARGETS["decode"])):
         metrics = notebook_metrics(course, aid, quick)
         body = ("notebook not written yet" if metrics is None else

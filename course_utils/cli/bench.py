@@ -11,7 +11,7 @@ PARTS = {
     "grade": "grading throughput at 1 and N workers, and per notebook against plain nbgrader",
     "attention": "the course's attention against torch's (and, on a GPU, each SDPA backend)",
     "train": "notebook 07's accuracy, seconds and tokens/s",
-    "decode": "notebook 08's KV cache",
+    "decode": "notebook 09's KV cache",
     "mfu": "the paper's base model, course against nn.Transformer (GPU)",
 }
 ATTENTION_HEADERS = ["device", "L", "course ms", "nn.MHA ms", "fused ms", "course/nn", "course/fused"]
@@ -22,7 +22,7 @@ def _notebook(args: argparse.Namespace, course: Course) -> int:
 
     from course_utils.bench.suite import notebook_metrics
 
-    aid = {"train": "07_encoder_decoder", "decode": "08_efficient_attention"}[args.what]
+    aid = {"train": "07_encoder_decoder", "decode": "09_efficient_attention"}[args.what]
     metrics = notebook_metrics(course, aid, args.quick)
     if metrics is None:
         raise CourseError(f"solutions/{aid}/ does not exist yet.")

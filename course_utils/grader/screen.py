@@ -118,7 +118,7 @@ SHORTCUTS: dict[str, tuple[str, ...]] = {
     "corpus_bleu": ("sacrebleu", "corpus_bleu", "sentence_bleu", "BLEU", "nltk"),
 }
 # The attention shortcuts hold in every exercise but those of the notebook that teaches SDPA itself.
-ATTENTION_TAUGHT = ("08_efficient_attention", "09_efficient_attention")
+ATTENTION_TAUGHT = ("09_efficient_attention",)
 
 
 @dataclass(frozen=True)

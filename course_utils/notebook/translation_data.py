@@ -1,4 +1,4 @@
-"""A small, deterministic translation task for notebook 07: English clauses -> German.
+"""A small, deterministic translation task for notebooks 07 and 08: English clauses -> German.
 
     source  the old man knows that the children wake up the big dog
     target  der alte mann weiß , dass die kinder den großen hund aufwecken
@@ -22,6 +22,16 @@ valid and test (80/10/10 % by a hash of the English sentence, so the splits are 
 disjoint for every sample). Depth 3 never appears in training: it is the **generalisation
 split**, longer sentences than any in training, nested one level deeper.
 
+Every example also carries its **word alignment** (`Example.alignment`): which English word(s)
+each German word translates, known exactly because the grammar builds both sentences together.
+German "," has no English word and is aligned to nothing. Notebook 08 holds the model's
+cross-attention against it.
+
+Notebook 08 also asks whether failures on the generalisation split come from the new depth or
+from the new length; `ClauseTranslation.sample` draws the control sets that separate the two
+(deeper sentences at training lengths; sentences of training depth made longer by stacking
+adjectives, `max_adjectives`).
+
 Everything is generated here from a seed: nothing is downloaded, every run sees the same
 sentences. This module holds data handling only, no exercise answer.
 """
@@ -29,7 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import torch
@@ -88,21 +98,26 @@ class NounPhrase:
     noun: tuple[str, str, str, str, str]
     plural: bool
     adjective: tuple[str, str] | None
+    # Further adjectives after the first ("the big old dog"); only the length controls of
+    # notebook 08 draw them (`max_adjectives` > 1), the four splits never do.
+    more_adjectives: tuple[tuple[str, str], ...] = ()
+
+    def _adjectives(self) -> list[tuple[str, str]]:
+        return ([self.adjective] if self.adjective else []) + list(self.more_adjectives)
 
     def english(self) -> list[str]:
-        adjective = [self.adjective[0]] if self.adjective else []
-        return ["the", *adjective, self.noun[1 if self.plural else 0]]
+        return ["the", *(a[0] for a in self._adjectives()), self.noun[1 if self.plural else 0]]
 
     def german(self, case: str) -> list[str]:
         """Weak declension after the definite article: -e in the singular (but -en for a
-        masculine object), -en in the plural."""
+        masculine object), -en in the plural; every adjective of the phrase takes the same ending.
+
+        Word for word the same length and order as `english()`: article, adjectives, noun.
+        """
         gender = self.noun[4]
         article = "die" if self.plural else _ARTICLES[case, gender]
-        adjective = []
-        if self.adjective:
-            ending = "en" if self.plural or (case, gender) == ("acc", "m") else "e"
-            adjective = [self.adjective[1] + ending]
-        return [article, *adjective, self.noun[3 if self.plural else 2]]
+        ending = "en" if self.plural or (case, gender) == ("acc", "m") else "e"
+        return [article, *(a[1] + ending for a in self._adjectives()), self.noun[3 if self.plural else 2]]
 
 
 def _verb_english(verb: tuple, plural: bool) -> list[str]:
@@ -121,8 +136,18 @@ def _verb_german(verb: tuple, plural: bool, subordinate: bool) -> tuple[list[str
     return [form], [particle] if particle else []
 
 
-def _noun_phrase(rng: random.Random) -> NounPhrase:
-    return NounPhrase(rng.choice(NOUNS), rng.random() < 0.4, rng.choice(ADJECTIVES) if rng.random() < 0.4 else None)
+def _noun_phrase(rng: random.Random, max_adjectives: int = 1) -> NounPhrase:
+    phrase = NounPhrase(rng.choice(NOUNS), rng.random() < 0.4,
+                        rng.choice(ADJECTIVES) if rng.random() < 0.4 else None)
+    # With max_adjectives == 1 no further draw happens: the four splits stay exactly as they were.
+    if max_adjectives > 1 and phrase.adjective is not None:
+        others = [a for a in ADJECTIVES if a != phrase.adjective]
+        more = tuple(rng.sample(others, rng.randint(0, min(max_adjectives, len(ADJECTIVES)) - 1)))
+        phrase = NounPhrase(phrase.noun, phrase.plural, phrase.adjective, more)
+    return phrase
+
+
+Alignment = tuple[tuple[int, int], ...]   # (target index, source index) pairs, sorted
 
 
 def clause(rng: random.Random, depth: int, subordinate: bool = False) -> tuple[list[str], list[str]]:
@@ -131,25 +156,72 @@ def clause(rng: random.Random, depth: int, subordinate: bool = False) -> tuple[l
     German word order: verb second in a main clause, verb last in a subordinate one. A
     clause that takes another is either "SUBJ says that ..." or "SUBJ VERB [OBJ] because ...".
     """
-    subject = _noun_phrase(rng)
-    english, german = subject.english(), subject.german("nom")
+    english, german, _ = aligned_clause(rng, depth, subordinate)
+    return english, german
+
+
+def aligned_clause(rng: random.Random, depth: int, subordinate: bool = False,
+                   max_adjectives: int = 1) -> tuple[list[str], list[str], Alignment]:
+    """`clause`, with its word alignment: (German index, English index) for every pair of words
+    that translate each other.
+
+    Noun phrases align word for word (der-the, alte-old, mann-man); a verb's German form aligns
+    with the English verb ("weckt"-"wakes"), a separated particle with the English particle
+    ("auf"-"up", or "an"-"calls" where English has none), and the joined subordinate form with
+    every English word of the verb ("aufweckt"-"wakes", "aufweckt"-"up"); "dass"-"that" and
+    "weil"-"because". The comma before "dass"/"weil" translates no English word: it has no pair.
+    It draws from `rng` exactly as `clause` always did, so the same seed gives the same sentences.
+    """
+    english: list[str] = []
+    german: list[str] = []
+    links: list[tuple[int, int]] = []
+
+    def say(words: list[str]) -> list[int]:
+        english.extend(words)
+        return list(range(len(english) - len(words), len(english)))
+
+    def write(words: list[str], sources: list[list[int]]) -> None:
+        for word, positions in zip(words, sources, strict=True):
+            links.extend((len(german), s) for s in positions)
+            german.append(word)
+
+    def phrase(np: NounPhrase, case: str) -> None:
+        write(np.german(case), [[s] for s in say(np.english())])
+
+    def verb_parts(verb: tuple, plural: bool) -> tuple[list[str], list[list[int]], list[str], list[list[int]]]:
+        positions = say(_verb_english(verb, plural))
+        middle, end = _verb_german(verb, plural, subordinate)
+        if subordinate:
+            return middle, [], end, [positions]
+        return middle, [[positions[0]]], end, [[positions[-1]]] * len(end)
+
+    def embed(connective: str, german_connective: str, inner: tuple[list[str], list[str], Alignment]) -> None:
+        write([",", german_connective], [[], say([connective])])
+        inner_en, inner_de, inner_links = inner
+        links.extend((t + len(german), s + len(english)) for t, s in inner_links)
+        english.extend(inner_en)
+        german.extend(inner_de)
+
+    subject = _noun_phrase(rng, max_adjectives)
+    phrase(subject, "nom")
     if depth > 0 and rng.random() < 0.5:
         verb = rng.choice(CLAUSE_VERBS)
-        inner_en, inner_de = clause(rng, depth - 1, subordinate=True)
-        middle, end = _verb_german(verb, subject.plural, subordinate)
-        return (english + _verb_english(verb, subject.plural) + ["that"] + inner_en,
-                german + middle + end + [",", "dass"] + inner_de)
+        inner = aligned_clause(rng, depth - 1, True, max_adjectives)
+        middle, middle_sources, end, end_sources = verb_parts(verb, subject.plural)
+        write(middle + end, middle_sources + end_sources)
+        embed("that", "dass", inner)
+        return english, german, tuple(sorted(links))
     transitive = rng.random() < 0.7
     verb = rng.choice(TRANSITIVE_VERBS if transitive else INTRANSITIVE_VERBS)
-    obj = _noun_phrase(rng) if transitive else None
-    middle, end = _verb_german(verb, subject.plural, subordinate)
-    english += _verb_english(verb, subject.plural) + (obj.english() if obj else [])
-    german += middle + (obj.german("acc") if obj else []) + end
+    obj = _noun_phrase(rng, max_adjectives) if transitive else None
+    middle, middle_sources, end, end_sources = verb_parts(verb, subject.plural)
+    write(middle, middle_sources)
+    if obj:
+        phrase(obj, "acc")
+    write(end, end_sources)
     if depth > 0:
-        inner_en, inner_de = clause(rng, depth - 1, subordinate=True)
-        english += ["because"] + inner_en
-        german += [",", "weil"] + inner_de
-    return english, german
+        embed("because", "weil", aligned_clause(rng, depth - 1, True, max_adjectives))
+    return english, german, tuple(sorted(links))
 
 
 def split_of(sentence: Iterable[str], valid_percent: int = 10, test_percent: int = 10) -> str:
@@ -187,6 +259,16 @@ def german_words() -> list[str]:
     for verb in TRANSITIVE_VERBS + INTRANSITIVE_VERBS + CLAUSE_VERBS:
         words += [verb[2], verb[3]] + ([verb[4], verb[4] + verb[2], verb[4] + verb[3]] if verb[4] else [])
     return list(dict.fromkeys(words + [",", "dass", "weil"]))
+
+
+def most_adjectives(example: Example) -> int:
+    """The most adjectives that one noun phrase of the English sentence has (0, 1, or more in a
+    control set drawn with `max_adjectives` > 1)."""
+    adjectives, most, run = {a for a, _ in ADJECTIVES}, 0, 0
+    for word in example.src:
+        run = run + 1 if word in adjectives else 0
+        most = max(most, run)
+    return most
 
 
 class Vocab:
@@ -229,6 +311,24 @@ class Example:
     src: tuple[str, ...]     # English words
     tgt: tuple[str, ...]     # German words
     depth: int               # embedded clauses
+    # (target index, source index) pairs of words that translate each other (see aligned_clause);
+    # derived from the sentence, so it takes no part in comparing examples.
+    alignment: Alignment = field(default=(), compare=False, repr=False)
+
+    def alignment_matrix(self, eos: bool = False) -> torch.Tensor:
+        """(len(tgt), len(src)) bool tensor, True where a German word translates an English word.
+
+        With `eos`, one more row and column for the <eos> of each side, aligned with each other
+        (the shape of a teacher-forced cross-attention map: rows predict tgt + <eos>, columns
+        read src + <eos>). A row of False is a word with no English counterpart (",").
+        """
+        extra = 1 if eos else 0
+        matrix = torch.zeros(len(self.tgt) + extra, len(self.src) + extra, dtype=torch.bool)
+        for t, s in self.alignment:
+            matrix[t, s] = True
+        if eos:
+            matrix[-1, -1] = True
+        return matrix
 
 
 @dataclass
@@ -253,19 +353,25 @@ class Batch:
         return Batch(self.src.to(device), self.tgt.to(device), self.keys)
 
 
-def _sample(rng: random.Random, depths: tuple[int, ...], count: int, seen: set[int]) -> list[Example]:
-    """`count` new distinct sentences, depths drawn uniformly from `depths`."""
+def _sample(rng: random.Random, depths: tuple[int, ...], count: int, seen: set[int], max_adjectives: int = 1,
+            keep: Callable[[Example], bool] | None = None) -> list[Example]:
+    """`count` new distinct sentences, depths drawn uniformly from `depths` (and kept only if `keep` says so)."""
     examples, attempts = [], 0
     while len(examples) < count:
         attempts += 1
         if attempts > 50 * count + 1000:
-            raise ValueError(f"the grammar has fewer than {count} distinct sentences of depth {depths}")
+            raise ValueError(f"found only {len(examples)} of {count} new sentences of depth {depths} in {attempts - 1} "
+                             "draws: the grammar has too few of them, or `keep` rejects almost all; ask for fewer "
+                             "or loosen `keep`")
         depth = rng.choice(depths)
-        english, german = clause(rng, depth)
+        english, german, alignment = aligned_clause(rng, depth, max_adjectives=max_adjectives)
         key = _key(english)
-        if key not in seen:
+        if key in seen:
+            continue
+        example = Example(key, tuple(english), tuple(german), depth, alignment)
+        if keep is None or keep(example):
             seen.add(key)
-            examples.append(Example(key, tuple(english), tuple(german), depth))
+            examples.append(example)
     return examples
 
 
@@ -291,6 +397,26 @@ class ClauseTranslation:
         self.src_vocab = Vocab(english_words())
         self.tgt_vocab = Vocab(german_words())
         self.pad_id, self.bos_id, self.eos_id = PAD_ID, BOS_ID, EOS_ID
+
+    def sample(self, count: int, depths: Iterable[int], seed: int, max_adjectives: int = 1,
+               keep: Callable[[Example], bool] | None = None) -> list[Example]:
+        """`count` new sentences for a control set, none of them in any of the four splits.
+
+        Depths are drawn uniformly from `depths`; `max_adjectives` > 1 lets a noun phrase that has
+        an adjective take up to that many (distinct) ones, "the big old dog", a way to make
+        sentences of training depth longer than any in training; `keep(example)` filters (e.g. by
+        length). Seeded by `seed` alone and drawn from an rng of its own: the splits do not change,
+        and the same arguments give the same sentences. Raises ValueError if `keep` rejects
+        nearly every sentence.
+
+            data.sample(200, depths=[3], seed=1, keep=lambda e: len(e.src) <= 26)   # deeper, not longer
+        """
+        depths = tuple(depths)
+        if count < 0 or not depths or any(d < 0 for d in depths) or max_adjectives < 1:
+            raise ValueError("count must be at least 0, depths a non-empty list of depths >= 0 and "
+                             "max_adjectives at least 1")
+        seen = {e.key for split in self.splits.values() for e in split}
+        return _sample(random.Random(seed), depths, int(count), seen, max_adjectives, keep)
 
     @property
     def train(self) -> list[Example]:

@@ -77,8 +77,9 @@ MARKS = {
     "04_masking": (("masked", "attention"), "the masks: padding everywhere, causal in the decoder"),
     "05_positional_encoding": (("positional", "embedding"), "embeddings and positional encoding"),
     "06_layer_norm_residual_ffn": (("addnorm", "ffn"), "Add & Norm and the feed-forward block"),
-    "07_encoder_decoder": (("stacks", "output"), "both stacks, the output layer, training and decoding"),
-    "08_efficient_attention": (("attention", "masked"), "attention made fast: fused kernels and a KV cache"),
+    "07_encoder_decoder": (("stacks", "output"), "both stacks, the output layer, training and greedy decoding"),
+    "08_decoding_and_evaluation": (("output",), "what the output layer's probabilities are searched for, and scored"),
+    "09_efficient_attention": (("attention", "masked"), "attention made fast: fused kernels and a KV cache"),
 }
 
 GREY_FILL, GREY_HATCH = "#e6e6e6", "#8c8c8c"
