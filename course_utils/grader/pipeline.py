@@ -270,9 +270,11 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
         record = _merge(course, db_url, result, sub, settings, keep_manual)
         if record.retry:
             record.detail += f"; {RETRIED}"
-        journal.append({**record.summary(), "fingerprint": sub.stamp, "db_url": db_url, "retry": record.retry})
         records[sub.student, sub.aid] = record
+        # The report before the journal: a run killed between the two regrades this submission
+        # next time, where the other order would leave a journalled grade missing from the report.
         write_csv([record], report, order=known)
+        journal.append({**record.summary(), "fingerprint": sub.stamp, "db_url": db_url, "retry": record.retry})
         bar.update(1)
     bar.close()
     final = ordered()
