@@ -149,9 +149,14 @@ def _hidden(tb: types.TracebackType) -> bool:
     return any(filename.endswith(part) for part in _HIDDEN_FILES)
 
 
+def _cell_frames(tb: types.TracebackType | None) -> list[types.TracebackType]:
+    """The frames of `tb` that run code of a notebook cell, outermost first."""
+    return [f for f in _frames(tb) if _is_cell_file(f.tb_frame.f_code.co_filename)]
+
+
 def student_frame(tb: types.TracebackType | None) -> types.TracebackType | None:
     """The innermost frame of a cell that is not a test: the student's code (or a provided cell it called)."""
-    cells = [f for f in _frames(tb) if _is_cell_file(f.tb_frame.f_code.co_filename)]
+    cells = _cell_frames(tb)
     if not cells:
         return None
     tests = set(_test_files)
@@ -194,9 +199,13 @@ def broken_dependency(exercise: str, namespace: dict) -> str | None:
     return next((name for name in uses(exercise, namespace) if failing(name)), None)
 
 
-def test_message(exercise: str, error: BaseException, tb: types.TracebackType | None, namespace: dict) -> str:
-    """The one message a failing test of `exercise` shows (see the module docstring)."""
-    broken = broken_dependency(exercise, namespace)
+def test_message(exercise: str, error: BaseException, tb: types.TracebackType | None, namespace: dict,
+                 broken: str | None = None) -> str:
+    """The one message a failing test of `exercise` shows (see the module docstring).
+
+    `broken`: the exercise's broken dependency where the caller has already looked it up.
+    """
+    broken = broken or broken_dependency(exercise, namespace)
     if broken is not None:
         return (f"{exercise} uses {broken}, whose test fails above: fix {broken} first, then run this test "
                 "again (this test's own hints would point at the wrong code).")
@@ -217,12 +226,12 @@ def _show(shell: object, etype: type, value: BaseException, tb: types.TracebackT
 
 
 def _test_failure(shell: object, etype: type, value: BaseException, tb: types.TracebackType) -> list[str]:
-    message = test_message(_running, value, tb, shell.user_ns)
+    broken = broken_dependency(_running, shell.user_ns)
+    message = test_message(_running, value, tb, shell.user_ns, broken)
     lines = [f"Test of {_running} failed."]
-    cells = [f for f in _frames(tb) if _is_cell_file(f.tb_frame.f_code.co_filename)]
-    traced = broken_dependency(_running, shell.user_ns) is not None
+    cells = _cell_frames(tb)
     # Never show a graded test's source (it may be a hidden test), nor a line whose hint a traced failure overrides.
-    if cells and not _grading and not traced:
+    if cells and not _grading and broken is None:
         code = cells[0].tb_frame.f_code
         text = linecache.getline(code.co_filename, cells[0].tb_lineno).strip()
         lines.append(f"At line {cells[0].tb_lineno} of the test cell: {text}")
