@@ -4,11 +4,12 @@ class EncoderLayer(nn.Module):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
-        self.norm1, self.norm2 = LayerNorm(d_model), LayerNorm(d_model)
-        self.drop = nn.Dropout(dropout)
+        self.norm1 = LayerNorm(d_model)
+        self.norm2 = LayerNorm(d_model)
+        self.dropout = nn.Dropout(dropout)
 
     def _add_norm(self, x, sublayer, norm):
-        return norm(x + self.drop(sublayer(x)))
+        return norm(x + self.dropout(sublayer(x)))
 
     def forward(self, x, src_mask=None):
         steps = [(lambda t: self.self_attn(t, t, t, src_mask), self.norm1), (self.feed_forward, self.norm2)]

@@ -1,24 +1,30 @@
-"""nn.Embedding scaled by math.sqrt(d_model) by hand, tied the other way round, default init."""
+"""The inner nn.Embedding scaled by math.sqrt(d_model) by hand, tied the other way round."""
 class Transformer(nn.Module):
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
                  d_ff=2048, dropout=0.1, max_len=5000):
         super().__init__()
-        self.d_model = d_model
-        self.generator = nn.Linear(d_model, tgt_vocab_size, bias=False)
-        self.src_embed = nn.Embedding(src_vocab_size, d_model)
-        self.tgt_embed = nn.Embedding(tgt_vocab_size, d_model)
-        self.tgt_embed.weight = self.generator.weight
+        self.src_embed = TokenEmbedding(src_vocab_size, d_model)
+        self.tgt_embed = TokenEmbedding(tgt_vocab_size, d_model)
         self.positional = PositionalEncoding(d_model, max_len, dropout)
         self.encoder = Encoder(lambda: EncoderLayer(d_model, num_heads, d_ff, dropout), num_layers)
         self.decoder = Decoder(lambda: DecoderLayer(d_model, num_heads, d_ff, dropout), num_layers)
+        self.generator = nn.Linear(d_model, tgt_vocab_size)
+        for name, p in self.named_parameters():
+            if p.dim() > 1 and not name.endswith("embedding.weight"):
+                nn.init.xavier_uniform_(p)
+        for embed in (self.src_embed, self.tgt_embed):   # notebook 05's small init of a tied matrix
+            nn.init.normal_(embed.embedding.weight, std=d_model ** -0.5)
+        self.tgt_embed.embedding.weight = self.generator.weight
+
+    def _scaled(self, embed, tokens):
+        return embed.embedding(tokens) * math.sqrt(embed.embedding.embedding_dim)
 
     def encode(self, src, src_mask=None):
-        x = self.src_embed(src) * math.sqrt(self.d_model)
-        return self.encoder(self.positional(x), src_mask)
+        return self.encoder(self.positional(self._scaled(self.src_embed, src)), src_mask)
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None):
-        y = self.tgt_embed(tgt) * math.sqrt(self.d_model)
-        return self.generator(self.decoder(self.positional(y), memory, src_mask, tgt_mask))
+        y = self.positional(self._scaled(self.tgt_embed, tgt))
+        return self.generator(self.decoder(y, memory, src_mask, tgt_mask))
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None):
         return self.decode(tgt, self.encode(src, src_mask), src_mask, tgt_mask)

@@ -1,4 +1,4 @@
-"""No separate output layer: logits = hidden @ embedding weight^T (tied by construction), separate PE modules."""
+"""Logits by F.linear with the target embedding's matrix and the generator's bias; keyword arguments."""
 import torch.nn.functional as F
 
 
@@ -8,17 +8,23 @@ class Transformer(nn.Module):
         super().__init__()
         self.src_embed = TokenEmbedding(src_vocab_size, d_model)
         self.tgt_embed = TokenEmbedding(tgt_vocab_size, d_model)
-        self.src_positional = PositionalEncoding(d_model, max_len, dropout)
-        self.tgt_positional = PositionalEncoding(d_model, max_len, dropout)
+        self.positional = PositionalEncoding(d_model, max_len, dropout)
         self.encoder = Encoder(lambda: EncoderLayer(d_model, num_heads, d_ff, dropout), num_layers)
         self.decoder = Decoder(lambda: DecoderLayer(d_model, num_heads, d_ff, dropout), num_layers)
+        self.generator = nn.Linear(d_model, tgt_vocab_size)
+        for name, p in self.named_parameters():
+            if p.dim() > 1 and not name.endswith("embedding.weight"):
+                nn.init.xavier_uniform_(p)
+        for embed in (self.src_embed, self.tgt_embed):   # notebook 05's small init of a tied matrix
+            nn.init.normal_(embed.embedding.weight, std=d_model ** -0.5)
+        self.generator.weight = self.tgt_embed.embedding.weight
 
     def encode(self, src, src_mask=None):
-        return self.encoder(self.src_positional(self.src_embed(src)), src_mask=src_mask)
+        return self.encoder(self.positional(self.src_embed(src)), src_mask=src_mask)
 
     def decode(self, tgt, memory, src_mask=None, tgt_mask=None):
-        hidden = self.decoder(self.tgt_positional(self.tgt_embed(tgt)), memory, src_mask=src_mask, tgt_mask=tgt_mask)
-        return F.linear(hidden, self.tgt_embed.embedding.weight)
+        hidden = self.decoder(self.positional(self.tgt_embed(tgt)), memory, src_mask=src_mask, tgt_mask=tgt_mask)
+        return F.linear(hidden, self.tgt_embed.embedding.weight, self.generator.bias)
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None):
         memory = self.encode(src, src_mask)

@@ -9,6 +9,11 @@ class Transformer(nn.Module):
         self.encoder = Encoder(lambda: EncoderLayer(d_model, num_heads, d_ff, dropout), num_layers)
         self.decoder = Decoder(lambda: DecoderLayer(d_model, num_heads, d_ff, dropout), num_layers)
         self.generator = nn.Linear(d_model, tgt_vocab_size)
+        for name, p in self.named_parameters():
+            if p.dim() > 1 and not name.endswith("embedding.weight"):
+                nn.init.xavier_uniform_(p)
+        for embed in (self.src_embed, self.tgt_embed):   # notebook 05's small init of a tied matrix
+            nn.init.normal_(embed.embedding.weight, std=d_model ** -0.5)
         self.generator.weight = self.tgt_embed.embedding.weight
 
     def encode(self, src, src_mask=None):

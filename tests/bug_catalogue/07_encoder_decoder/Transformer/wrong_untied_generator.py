@@ -1,4 +1,4 @@
-"""The output projection has its own weight matrix: not tied to the target embedding."""
+"""The output projection keeps its own weight matrix: not tied to the target embedding."""
 class Transformer(nn.Module):
     def __init__(self, src_vocab_size, tgt_vocab_size, d_model=512, num_heads=8, num_layers=6,
                  d_ff=2048, dropout=0.1, max_len=5000):
@@ -9,6 +9,11 @@ class Transformer(nn.Module):
         self.encoder = Encoder(lambda: EncoderLayer(d_model, num_heads, d_ff, dropout), num_layers)
         self.decoder = Decoder(lambda: DecoderLayer(d_model, num_heads, d_ff, dropout), num_layers)
         self.generator = nn.Linear(d_model, tgt_vocab_size)
+        for name, p in self.named_parameters():
+            if p.dim() > 1 and not name.endswith("embedding.weight"):
+                nn.init.xavier_uniform_(p)
+        for embed in (self.src_embed, self.tgt_embed):   # notebook 05's small init of a tied matrix
+            nn.init.normal_(embed.embedding.weight, std=d_model ** -0.5)
 
     def encode(self, src, src_mask=None):
         return self.encoder(self.positional(self.src_embed(src)), src_mask)

@@ -1,14 +1,13 @@
-"""No masks at all: encode(src) and decode(ys, memory) attend to padding and to the future."""
+"""decode(ys, memory) without masks: the decoder attends to the future and to source padding."""
 @torch.no_grad()
 def greedy_decode(model, src, max_len, bos_id, eos_id, pad_id):
-    memory = model.encode(src)
+    src_mask = make_padding_mask(src, pad_id)
+    memory = model.encode(src, src_mask)
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
     finished = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
-    for _ in range(max_len - 1):
+    while ys.size(1) < max_len and not finished.all():
         logits = model.decode(ys, memory)
         next_token = logits[:, -1].argmax(dim=-1).masked_fill(finished, pad_id)
         ys = torch.cat([ys, next_token[:, None]], dim=1)
         finished |= next_token == eos_id
-        if bool(finished.all()):
-            break
     return ys

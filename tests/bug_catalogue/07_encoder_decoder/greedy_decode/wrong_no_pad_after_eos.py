@@ -4,10 +4,9 @@ def greedy_decode(model, src, max_len, bos_id, eos_id, pad_id):
     src_mask = make_padding_mask(src, pad_id)
     memory = model.encode(src, src_mask)
     ys = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)
-    for _ in range(max_len - 1):
+    finished = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
+    while ys.size(1) < max_len and not (ys == eos_id).any(dim=1).all():
         logits = model.decode(ys, memory, src_mask, make_causal_mask(ys.size(1), device=src.device))
         next_token = logits[:, -1].argmax(dim=-1)
         ys = torch.cat([ys, next_token[:, None]], dim=1)
-        if bool((ys == eos_id).any(dim=1).all()):
-            break
     return ys

@@ -1,18 +1,18 @@
 """Counts every hypothesis n-gram found in the reference, however often: repeated words are not clipped."""
+from collections import Counter
 import math
 
 
 def corpus_bleu(hypotheses, references, max_n=4):
     matches, totals = [0] * max_n, [0] * max_n
-    c = r = 0
-    for hyp, ref in zip(hypotheses, references):
-        c, r = c + len(hyp), r + len(ref)
+    for hypothesis, reference in zip(hypotheses, references):
         for n in range(1, max_n + 1):
-            hyp_ngrams = [tuple(hyp[i:i + n]) for i in range(len(hyp) - n + 1)]
-            ref_ngrams = {tuple(ref[i:i + n]) for i in range(len(ref) - n + 1)}
-            matches[n - 1] += sum(g in ref_ngrams for g in hyp_ngrams)
-            totals[n - 1] += len(hyp_ngrams)
+            hypothesis_ngrams = ngram_counts(hypothesis, n)
+            reference_ngrams = ngram_counts(reference, n)
+            matches[n - 1] += sum(k for gram, k in hypothesis_ngrams.items() if gram in reference_ngrams)
+            totals[n - 1] += sum(hypothesis_ngrams.values())
     if min(matches) == 0:
         return 0.0
-    bp = 1.0 if c >= r else math.exp(1 - r / c)
-    return 100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(matches, totals)) / max_n)
+    c, r = sum(map(len, hypotheses)), sum(map(len, references))
+    brevity_penalty = 1.0 if c >= r else math.exp(1 - r / c)
+    return 100 * brevity_penalty * math.exp(sum(math.log(m / t) for m, t in zip(matches, totals)) / max_n)
