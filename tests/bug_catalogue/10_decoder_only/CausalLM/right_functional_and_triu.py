@@ -1,0 +1,30 @@
+"""Scale applied by hand, mask from ~triu(1), functools.reduce over the layers, F.linear with the tied weight."""
+class CausalLM(nn.Module):
+    """A decoder-only Transformer: embeddings and learned positions, encoder layers under a causal mask, tied output."""
+
+    def __init__(self, vocab_size, d_model, num_heads, num_layers, d_ff, dropout=0.1, max_len=512, pad_id=0):
+        super().__init__()
+        self.pad_id, self.max_len = pad_id, max_len
+        self.token_embed = TokenEmbedding(vocab_size, d_model)        # embedding(tokens) * sqrt(d_model)
+        self.position_embed = nn.Embedding(max_len, d_model)         # one learned vector per position
+        self.dropout = nn.Dropout(dropout)
+        self.layers = nn.ModuleList([EncoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)])
+        self.output = nn.Linear(d_model, vocab_size, bias=False)
+        for name, p in self.named_parameters():                      # notebook 07's initialisation
+            if p.dim() > 1 and "embed" not in name:
+                nn.init.xavier_uniform_(p)
+        nn.init.normal_(self.token_embed.embedding.weight, std=d_model ** -0.5)
+        self.output.weight = self.token_embed.embedding.weight       # tied: one matrix (paper 3.4)
+
+    def forward(self, tokens):
+        """(B, L) token ids, padding on the left -> logits (B, L, vocab_size); position t sees tokens <= t."""
+        import functools
+        E = self.token_embed.embedding.weight
+        is_real = tokens.ne(self.pad_id)
+        pos = torch.where(is_real, is_real.int().cumsum(-1) - 1, torch.zeros_like(tokens))
+        L = tokens.shape[-1]
+        future = torch.ones(L, L, dtype=torch.bool, device=tokens.device).triu(1)
+        mask = ~future & is_real.unsqueeze(1).unsqueeze(1)
+        x = self.dropout(F.embedding(tokens, E) * math.sqrt(E.size(1)) + self.position_embed(pos.long()))
+        x = functools.reduce(lambda h, layer: layer(h, mask), self.layers, x)
+        return F.linear(x, E)
