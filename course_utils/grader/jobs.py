@@ -22,7 +22,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -213,6 +213,7 @@ class _Prestarted:
 
     def __init__(self, env: dict[str, str], folder_name: str) -> None:
         self.key = sandbox.prestart_key(env, folder_name)
+        self.thread = threading.current_thread()   # the only thread whose next job may take it
         # Private to the grader (mkdtemp: 0700) and short: the hand-over socket's path has at most 107 bytes.
         self.handover = tempfile.mkdtemp(prefix="ag-pre-")
         env = {**env, sandbox.REPORT: os.path.join(self.handover, "report.jsonl")}
@@ -243,16 +244,25 @@ def end_prestarted() -> None:
         prestarted.end()
 
 
+def end_orphaned_prestarted() -> None:
+    """End the pre-started sandboxes of worker threads that have ended (a local run's pool, once it is
+    done): no job can take them, and each holds an imported torch until the grader exits."""
+    for prestarted in list(_PRESTARTED):
+        if not prestarted.thread.is_alive():
+            prestarted.end()
+
+
 @functools.cache
 def _bwrap_isolates() -> bool:
     """Whether this worker has a bubblewrap to isolate with: asked once, not per job (it runs `bwrap --version`)."""
     return sandbox.find_bwrap()[0] is not None
 
 
-def _kernel_for(env: dict[str, str], folder_name: str) -> _Prestarted | None:
+def _kernel_for(env: dict[str, str], folder_name: str, next_folder: str | None) -> _Prestarted | None:
     """The sandbox this worker pre-started for this job, if it fits it exactly (else it is ended); and,
-    while this job runs, the next job's is started. Only where bubblewrap isolates: the report then says
-    why not, from the job's own cold start."""
+    while this job runs, one is started for the worker's next job, whose notebook folder is `next_folder`
+    (None: no job is left to take it, and its bwrap and torch import, seconds of CPU, would be spent for
+    nothing). Only where bubblewrap isolates: the report then says why not, from the job's own cold start."""
     if os.environ.get("COURSE_GRADER_PRESTART", "1") == "0" or not hasattr(os, "fork") or not _bwrap_isolates():
         return None
     kernel_env = {**env, "NBGRADER_EXECUTION": "autograde"}   # what nbgrader's autograde adds for its kernel
@@ -260,21 +270,25 @@ def _kernel_for(env: dict[str, str], folder_name: str) -> _Prestarted | None:
     if taken is not None and (taken.key != sandbox.prestart_key(kernel_env, folder_name) or taken.proc.poll() is not None):
         taken.end()
         taken = None
-    _NEXT_KERNEL.sandbox = _Prestarted(kernel_env, folder_name)
+    _NEXT_KERNEL.sandbox = _Prestarted(kernel_env, next_folder) if next_folder is not None else None
     return taken
 
 
-def run_job(job: GradeJob) -> GradeRecord:
+def run_job(job: GradeJob, next_assignment: Callable[[], str | None] | None = None) -> GradeRecord:
     """Grade one submission in a private course root; never raises for a bad submission.
+
+    `next_assignment`, asked when this job's kernel starts, names the assignment of the next job to
+    start (None: none is left), for which a sandbox is pre-started (`scheduler.run_local` knows it).
+    Without it, one is pre-started for another job of this assignment.
 
     A kernel that dies is graded once more before it costs the student: an overloaded machine
     can lose a kernel (CI once lost an honest student's, with nothing in its notebook to blame).
     A notebook that kills its own kernel does so again, and only costs the grader one more run.
     """
-    record = _run_job_once(job)
+    record = _run_job_once(job, next_assignment)
     if record.status == "error" and record.detail == KERNEL_DIED:
         first_seconds = record.seconds
-        record = _run_job_once(job)
+        record = _run_job_once(job, next_assignment)
         record.seconds += first_seconds
         if record.status == "graded":
             record.detail += "; graded on a second run (the first run's kernel died)"
@@ -283,7 +297,7 @@ def run_job(job: GradeJob) -> GradeRecord:
     return record
 
 
-def _run_job_once(job: GradeJob) -> GradeRecord:
+def _run_job_once(job: GradeJob, next_assignment: Callable[[], str | None] | None = None) -> GradeRecord:
     start = time.perf_counter()
     record = GradeRecord(job.student, job.assignment, "error")
     try:
@@ -302,7 +316,7 @@ def _run_job_once(job: GradeJob) -> GradeRecord:
     sockets = tempfile.mkdtemp(prefix="ag-")
     try:
         os.chmod(private, 0o700)
-        _run_in(private, sockets, job, prepared.notebook_json, prepared.notes, record)
+        _run_in(private, sockets, job, prepared.notebook_json, prepared.notes, record, next_assignment)
     except Exception as error:  # noqa: BLE001  (one job's surprise must not stop the class)
         record.status, record.retry = "error", True
         record.detail = f"internal grading error ({type(error).__name__}: {error}); please report it"
@@ -314,7 +328,7 @@ def _run_job_once(job: GradeJob) -> GradeRecord:
 
 
 def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, notes: list[str],
-            record: GradeRecord) -> None:
+            record: GradeRecord, next_assignment: Callable[[], str | None] | None = None) -> None:
     aid, student = job.assignment, job.student
     (private / "nbgrader_config.py").write_text(job.config + RELOCATED_CONFIG + JOB_CONFIG.format(
         cell_timeout=job.limits.cell_seconds, sockets=os.path.join(sockets, "kernel")))
@@ -343,7 +357,7 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
         # Dask's nanny sets OPENBLAS_NUM_THREADS=1 for its workers, which the kernel would inherit.
         env.update({name: str(job.limits.threads)
                     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
-    prestarted = _kernel_for(env, aid)
+    prestarted = _kernel_for(env, aid, next_assignment() if next_assignment is not None else aid)
     if prestarted is not None:
         env[sandbox.PRESTARTED] = prestarted.handover
     try:

@@ -10,14 +10,15 @@ their own cores; docs/grading-on-a-cluster.md says how to start a cluster for gr
 """
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import replace
 from itertools import islice
 
 from course_utils.course import CourseError
-from course_utils.grader.jobs import GradeJob, run_job
+from course_utils.grader.jobs import GradeJob, end_orphaned_prestarted, run_job
 from course_utils.grader.records import GradeRecord
 
 IN_FLIGHT_PER_WORKER = 2
@@ -37,17 +38,53 @@ def _outcome(future: object, job: GradeJob) -> GradeRecord:
         return lost(job, error)
 
 
+class _Queue:
+    """The jobs of a local run, read one ahead, and those handed to the pool but not begun (the pool
+    begins them in order): together they tell a job that begins which assignment comes next, if any."""
+
+    def __init__(self, jobs: Iterable[GradeJob]) -> None:
+        self._jobs = iter(jobs)
+        self._next = next(self._jobs, None)
+        self._lock = threading.Lock()
+        self._waiting: deque[GradeJob] = deque()
+
+    def take(self, count: int) -> list[GradeJob]:
+        """Up to `count` jobs for the pool (in the caller's thread: the jobs' iterator is read there alone)."""
+        taken = []
+        while len(taken) < count and self._next is not None:
+            taken.append(self._next)
+            following = next(self._jobs, None)
+            with self._lock:
+                self._waiting.append(self._next)
+                self._next = following
+        return taken
+
+    def begin(self, job: GradeJob) -> GradeRecord:
+        """Grade `job` in a pool thread; its worker pre-starts a sandbox for the job to come, if one does."""
+        with self._lock:
+            self._waiting.remove(job)
+        return run_job(job, next_assignment=self.next_assignment)
+
+    def next_assignment(self) -> str | None:
+        with self._lock:
+            following = self._waiting[0] if self._waiting else self._next
+            return following.assignment if following is not None else None
+
+
 def run_local(jobs: Iterable[GradeJob], workers: int) -> Iterator[GradeRecord]:
     """Run jobs `workers` at a time; each job is its own nbgrader process (the threads only wait)."""
     workers = max(1, workers)
-    pending = iter(jobs)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        running = {pool.submit(run_job, job): job for job in islice(pending, IN_FLIGHT_PER_WORKER * workers)}
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield _outcome(future, running.pop(future))
-                running |= {pool.submit(run_job, job): job for job in islice(pending, 1)}
+    queue = _Queue(jobs)
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            running = {pool.submit(queue.begin, job): job for job in queue.take(IN_FLIGHT_PER_WORKER * workers)}
+            while running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield _outcome(future, running.pop(future))
+                    running |= {pool.submit(queue.begin, job): job for job in queue.take(1)}
+    finally:
+        end_orphaned_prestarted()  # with several workers, one may have pre-started for a job another took
 
 
 def thread_share(cores: int, slots: int) -> int:

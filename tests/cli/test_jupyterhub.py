@@ -7,9 +7,10 @@ account (LocalProcessSpawner), which the test creates and removes. Each server g
 course's options (course_utils.cli.lab.course_server_options) as docs/jupyterhub.md sets them;
 nbgrader's exchange is a shared folder, as on a real hub.
 
-Playwright drives Chromium through a term: the instructor releases notebook 01 in the
-formgrader; two students log in, fetch it in the Assignments panel, answer (one right, one
-with a bug), press Validate and submit; the instructor collects in the formgrader, runs
+Playwright drives Chromium through a term: the instructor releases notebook 01 and the course's
+two newest notebooks in the formgrader; two students log in and fetch in the Assignments panel:
+one fetches, answers rightly and submits all three (pressing Validate in 01), the other answers
+01 with a bug, presses Validate and submits; the instructor collects in the formgrader, runs
 `course autograde` and `course feedback` as their own account and releases the feedback; a
 student fetches the feedback and opens it. The formgrader's Autograde button, pressed once, grades
 through the course's grader. Every step is a screenshot in the test's folder;
@@ -42,6 +43,10 @@ from test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS, _free_port,
 pytestmark = pytest.mark.slow
 
 AID = COURSE.ids()[1]  # 01: quick to validate and grade
+# The newest notebooks reach the hub too: a term that gets to them meets what they add (their own
+# data modules, longer graded runs) on a hub, not only in the course's own folder.
+NEWEST = tuple(aid for aid in COURSE.ids()[-2:] if aid != AID)
+TERM = (AID, *NEWEST)
 INSTRUCTOR, STUDENTS = "ag-instructor", ("ag-ana", "ag-ben")
 PASSWORD = "attention-graded-test"  # DummyAuthenticator's shared password: accounts are the test's own
 PROXY = ROOT / "build" / "node" / "node_modules" / ".bin" / "configurable-http-proxy"
@@ -110,10 +115,11 @@ def hub():
             subprocess.run(["chmod", "-R", "a+rX", str(path)], check=True)
 
         # The instructor's home is the course root (the hub opens each server in the home).
-        course = make_scratch_root(COURSE, homes[INSTRUCTOR], [AID])
+        course = make_scratch_root(COURSE, homes[INSTRUCTOR], list(TERM))
         with course.config_file.open("a") as config:
             config.write(f'\nc.Exchange.root = "{exchange}"\n')
-        generate(course, AID)
+        for aid in TERM:
+            generate(course, aid)
         subprocess.run(["chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(homes[INSTRUCTOR])], check=True)
 
         port = _free_port()
@@ -215,18 +221,18 @@ class Person:
         self.page.goto(self.url(f"/formgrader/{path}"))
         self.page.locator("td.release, .panel").first.wait_for()
 
-    def press_in_formgrader(self, column, step):
+    def press_in_formgrader(self, column, step, aid=AID):
         """Press the formgrader's button in `column` for the assignment; its success dialog must show."""
         self.formgrader()
-        self.page.locator(f"tr:has-text('{AID}') td.{column} a").click()
+        self.page.locator(f"tr:has-text('{aid}') td.{column} a").click()
         self.page.locator("#success-modal").wait_for(timeout=WAIT_MS)
         self.shot(step)
         self.page.locator("#success-modal .modal-footer button").click()
 
 
-def _answer_as(hub, student, notebook):
+def _answer_as(hub, student, notebook, aid=AID):
     """What the student typed, saved into the notebook the Assignments panel fetched into their home."""
-    path = hub["homes"][student] / AID / f"{AID}.ipynb"
+    path = hub["homes"][student] / aid / f"{aid}.ipynb"
     assert path.is_file(), f"{student}'s fetch did not bring {path}"
     ipynb.write(notebook, path)
     shutil.chown(path, student, student)
@@ -238,51 +244,64 @@ def test_a_term_on_jupyterhub_from_release_to_feedback(hub, tmp_path):
     release = ipynb.read(hub["course"].release(AID))
     solution = ipynb.read(COURSE.solution(AID))
     mistake = next(e for e in load(COURSE, AID) if e.kind == "wrong")
-    answers = {"ag-ana": submissions.perfect(release, solution),
-               "ag-ben": submissions.with_answers(release, solution, {mistake.grade_id: mistake.path.read_text()})}
+    perfect = {aid: submissions.perfect(ipynb.read(hub["course"].release(aid)), ipynb.read(COURSE.solution(aid)))
+               for aid in TERM}
+    answers = {"ag-ana": perfect,   # the whole term, answered rightly
+               "ag-ben": {AID: submissions.with_answers(release, solution,
+                                                        {mistake.grade_id: mistake.path.read_text()})}}
     problems = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
             instructor = Person(browser, hub, INSTRUCTOR, tmp_path, problems)
             instructor.log_in()
-            instructor.press_in_formgrader("release", "released")
+            for aid in TERM:
+                instructor.press_in_formgrader("release", f"released-{aid}", aid)
 
             people = {}
             for student in STUDENTS:
                 person = people[student] = Person(browser, hub, student, tmp_path, problems)
                 person.log_in()
-                person.assignments_panel()
-                person.page.locator("#released_assignments_list button", has_text="Fetch").click()
-                person.page.locator("#fetched_assignments_list .list_item button", has_text="Submit").wait_for()
-                person.shot("fetched")
-                _answer_as(hub, student, answers[student])
+                for aid, notebook in answers[student].items():
+                    person.assignments_panel()
+                    person.page.locator(f"#released_assignments_list .list_item:has-text('{aid}') button",
+                                        has_text="Fetch").click()
+                    person.page.locator(f"#fetched_assignments_list .list_item:has-text('{aid}') button",
+                                        has_text="Submit").wait_for()
+                    person.shot(f"fetched-{aid}")
+                    _answer_as(hub, student, notebook, aid)
+                    if aid == AID:  # Validate in the browser once each (the newest notebooks are graded below)
+                        person.page.goto(person.url(f"/lab/tree/{aid}/{aid}.ipynb"))
+                        person.page.wait_for_selector(".jp-NotebookPanel .validate-button", state="visible")
+                        dialog = validate(person.page)
+                        text = dialog.inner_text()
+                        person.shot(f"validated-{aid}")
+                        if student == "ag-ana":
+                            assert "Success" in text, f"{aid}: {text}"
+                        else:
+                            assert mistake.grade_id in text, f"Validate should name {mistake.grade_id}:\n{text}"
+                        close_dialog(person.page)
 
-                person.page.goto(person.url(f"/lab/tree/{AID}/{AID}.ipynb"))
-                person.page.wait_for_selector(".jp-NotebookPanel .validate-button", state="visible")
-                dialog = validate(person.page)
-                text = dialog.inner_text()
-                person.shot("validated")
-                if student == "ag-ana":
-                    assert "Success" in text, text
-                else:
-                    assert mistake.grade_id in text, f"Validate should name {mistake.grade_id}:\n{text}"
-                close_dialog(person.page)
+                    person.assignments_panel()
+                    person.page.locator(f"#fetched_assignments_list .list_item:has-text('{aid}') button",
+                                        has_text="Submit").click()
+                    person.page.locator(f"#submitted_assignments_list .list_item:has-text('{aid}')").first \
+                        .wait_for(timeout=WAIT_MS)
+                    person.shot(f"submitted-{aid}")
 
-                person.assignments_panel()
-                person.page.locator("#fetched_assignments_list button", has_text="Submit").click()
-                person.page.locator("#submitted_assignments_list .list_item").first.wait_for(timeout=WAIT_MS)
-                person.shot("submitted")
-
-            instructor.press_in_formgrader("collect", "collected")
+            for aid in TERM:
+                instructor.press_in_formgrader("collect", f"collected-{aid}", aid)
             home = hub["homes"][INSTRUCTOR]
-            for command in (["autograde", AID], ["feedback", AID]):
+            for command in (["autograde", *TERM], ["feedback", AID]):
                 done = as_account(INSTRUCTOR, sys.executable, "-m", "course_utils", *command, cwd=home)
                 assert done.returncode == 0, f"course {' '.join(command)}:\n{done.stdout}\n{done.stderr}"
             with (home / "reports" / "grades.csv").open() as handle:
                 rows = list(csv.DictReader(handle))
             assert rows and not any("not isolated" in row["flags"] for row in rows), \
                 f"the instructor's own account grades in the sandbox: {[row['flags'] for row in rows]}"
+            graded = {row["assignment"]: row for row in rows if row["student_id"] == "ag-ana"}
+            assert all(graded[aid]["status"] == "graded" and float(graded[aid]["score"]) == float(graded[aid]["max_score"])
+                       for aid in TERM), f"ag-ana's right answers to the whole term: {graded}"
             instructor.formgrader(f"manage_submissions/{AID}")
             instructor.page.locator("td", has_text="ag-ben").first.wait_for()
             page_text = instructor.page.inner_text("body")

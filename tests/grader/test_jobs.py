@@ -72,7 +72,7 @@ def test_explain_failure_says_why_in_one_line(log, says):
 def _runs(monkeypatch, *records):
     """Make each grading run return the next of `records`; the list of runs made."""
     made, results = [], iter(records)
-    monkeypatch.setattr(jobs, "_run_job_once", lambda job: made.append(job) or next(results))
+    monkeypatch.setattr(jobs, "_run_job_once", lambda job, next_assignment=None: made.append(job) or next(results))
     return made
 
 
@@ -193,7 +193,7 @@ def test_a_prestarted_kernel_that_no_job_takes_is_ended_with_its_sandbox(cold_an
         time.sleep(0.2)   # bwrap, the supervisor and its kernel
     inside = sandbox.descendants(waiting.proc.pid)
     assert len(inside) >= 3, inside
-    assert jobs._kernel_for({"COURSE_SANDBOX_TMP_BYTES": str(8 << 20)}, AID) is None, "other limits: not taken"
+    assert jobs._kernel_for({"COURSE_SANDBOX_TMP_BYTES": str(8 << 20)}, AID, AID) is None, "other limits: not taken"
     assert waiting.proc.poll() is not None, "a sandbox made for other limits is not handed to this job"
     jobs.end_prestarted()
     deadline = time.monotonic() + 30

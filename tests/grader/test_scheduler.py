@@ -19,7 +19,7 @@ class _Counting:
     def __init__(self):
         self.lock, self.now, self.most = threading.Lock(), 0, 0
 
-    def __call__(self, job):
+    def __call__(self, job, next_assignment=None):
         with self.lock:
             self.now += 1
             self.most = max(self.most, self.now)
@@ -48,6 +48,58 @@ def test_run_local_returns_every_job_once_and_bounds_what_is_made(monkeypatch):
         fake_done[0] += 1
     assert sorted(results) == sorted(f"s{i}" for i in range(40))
     assert 1 < fake.most <= 3
+
+
+def test_run_local_tells_each_job_which_assignment_comes_next(monkeypatch):
+    """A job's worker pre-starts a sandbox (seconds of CPU) for the job to come, which needs one for its
+    own notebook folder, and none when no job is left to take it."""
+    told = []
+
+    class Job:
+        def __init__(self, student, assignment):
+            self.student, self.assignment = student, assignment
+
+    def fake(job, next_assignment=None):
+        told.append((job.student, next_assignment()))
+        return GradeRecord(job.student, job.assignment, "graded")
+
+    monkeypatch.setattr(scheduler, "run_job", fake)
+    class_ = [Job("s0", "01_x"), Job("s1", "01_x"), Job("s0", "02_y"), Job("s1", "02_y")]
+    assert len(list(scheduler.run_local(iter(class_), workers=1))) == 4
+    assert told == [("s0", "01_x"), ("s1", "02_y"), ("s0", "02_y"), ("s1", None)]
+    told.clear()
+    list(scheduler.run_local(iter([Job("alone", "01_x")]), workers=2))
+    assert told == [("alone", None)], "one student graded from the formgrader: no sandbox for nobody"
+
+
+def test_a_local_run_ends_the_prestarted_sandboxes_its_workers_leave(monkeypatch):
+    """A sandbox pre-started by a pool thread that has ended can never be taken: the run ends it."""
+    from course_utils.grader import jobs
+
+    class Sandbox:
+        def __init__(self):
+            self.thread, self.ended = threading.current_thread(), False
+
+        def end(self):
+            self.ended = True
+            jobs._PRESTARTED.discard(self)
+
+    left = []
+
+    def fake(job, next_assignment=None):
+        left.append(Sandbox())   # what a worker whose next job went to another worker leaves
+        jobs._PRESTARTED.add(left[-1])
+        return GradeRecord(job, "01_x", "graded")
+
+    monkeypatch.setattr(scheduler, "run_job", fake)
+    mine = Sandbox()   # this thread's own, which its next job may still take
+    jobs._PRESTARTED.add(mine)
+    try:
+        list(scheduler.run_local(iter(["s0", "s1", "s2"]), workers=2))
+        assert len(left) == 3 and all(sandbox.ended for sandbox in left)
+        assert not mine.ended and mine in jobs._PRESTARTED
+    finally:
+        jobs._PRESTARTED.discard(mine)
 
 
 def test_dask_without_the_grader_extra_names_the_extra(monkeypatch):
@@ -114,7 +166,7 @@ def test_every_dask_worker_gives_its_jobs_the_share_of_its_own_host():
 
 
 def test_a_job_whose_worker_fails_is_an_error_graded_again_next_run(monkeypatch):
-    def flaky(job):
+    def flaky(job, next_assignment=None):
         if job.student == "s1":
             raise ConnectionResetError("worker lost")
         return GradeRecord(job.student, job.assignment, "graded")
