@@ -81,8 +81,7 @@ MARKS = {
     "08_decoding_and_evaluation": (("output",), "what the output layer's probabilities are searched for, and scored"),
     "09_efficient_attention": (("attention", "masked"), "attention made fast: fused kernels and a KV cache"),
     "10_decoder_only": (("masked", "ffn", "output"),
-                        "kept: the decoder stack without cross-attention, under a causal mask, and its tied output "
-                        "layer; new: learned positions, sampling, a next-item recommender"),
+                        "the decoder stack without cross-attention: a language model and a recommender"),
 }
 
 GREY_FILL, GREY_HATCH = "#e6e6e6", "#8c8c8c"
