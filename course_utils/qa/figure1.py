@@ -67,7 +67,9 @@ ARROWS = (
 FRAMES = ((25, 186, "Encoder"), (275, 108, "Decoder"))   # (x, top, name); both end at y=342
 FRAME_BOTTOM = 342
 
-# Which blocks each notebook is about, and the sentence that says so.
+# Which blocks each notebook is about, and the sentence that says so. A key marks every block of
+# that kind; "encoder:" or "decoder:" before it, only that stack's; "encoder" alone, the whole
+# encoder stack (its frame drawn bold too), as "stacks" does for both.
 MARKS = {
     "00_welcome": ((), "the whole model; each notebook marks its own part"),
     "01_queries_keys_values": (("attention", "masked"), "attention: queries, keys and values"),
@@ -80,17 +82,28 @@ MARKS = {
     "07_encoder_decoder": (("stacks", "output"), "both stacks, the output layer, training and greedy decoding"),
     "08_decoding_and_evaluation": (("output",), "what the output layer's probabilities are searched for, and scored"),
     "09_efficient_attention": (("attention", "masked"), "attention made fast: fused kernels and a KV cache"),
-    "10_decoder_only": (("masked", "ffn", "output"),
+    "10_decoder_only": (("masked", "decoder:ffn", "decoder:addnorm", "output"),
                         "the decoder stack without cross-attention: a language model and a recommender"),
+    "11_encoder_only": (("encoder",), "the encoder stack alone: masked tokens and sentence embeddings"),
 }
 
 GREY_FILL, GREY_HATCH = "#e6e6e6", "#8c8c8c"
 
 
+def stack_of(block: Block) -> str:
+    return "encoder" if block.x == 40 else "decoder"
+
+
+def marks(block: Block, keys: tuple[str, ...]) -> bool:
+    """Whether `keys` (a notebook's MARKS) mark `block`."""
+    stack = stack_of(block)
+    return block.key in keys or f"{stack}:{block.key}" in keys or stack in keys
+
+
 def marked_blocks(aid: str) -> list[Block]:
     """The blocks notebook `aid`'s map marks."""
     keys, _ = MARKS[aid]
-    return [block for block in BLOCKS if block.key in keys]
+    return [block for block in BLOCKS if marks(block, keys)]
 
 
 def caption(aid: str) -> str:
@@ -105,7 +118,7 @@ def alt_text(aid: str) -> str:
     if not keys:
         return "Figure 1 of the paper redrawn as the course's map: the whole encoder-decoder Transformer"
     marked = ", ".join(sorted({b.label.replace("\n", " ") for b in marked_blocks(aid)}))
-    stacks = " and both stacks" if "stacks" in keys else ""
+    stacks = " and both stacks" if "stacks" in keys else " and the encoder stack" if "encoder" in keys else ""
     return f"Figure 1 of the paper redrawn as the course's map; marked: {marked}{stacks} ({about})"
 
 
@@ -115,7 +128,6 @@ def _draw(aid: str):
     from matplotlib.patches import FancyBboxPatch
 
     keys, _ = MARKS[aid]
-    stacks = "stacks" in keys
     fig = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI, facecolor="white")
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(LEFT, LEFT + WIDTH)
@@ -124,6 +136,7 @@ def _draw(aid: str):
     arrow = dict(arrowstyle="-|>", color="black", lw=1.2, shrinkA=0, shrinkB=0, mutation_scale=10)
 
     for x, top, name in FRAMES:
+        stacks = "stacks" in keys or name.lower() in keys
         ax.add_patch(FancyBboxPatch((x, top), 180, FRAME_BOTTOM - top, boxstyle="round,pad=0,rounding_size=10",
                                     facecolor="none", edgecolor="black", lw=3.5 if stacks else 1.0,
                                     linestyle="-" if stacks else (0, (5, 4))))
@@ -132,7 +145,7 @@ def _draw(aid: str):
         ax.text(x - 4 if encoder else x + 184, (top + FRAME_BOTTOM) / 2, "N×", fontsize=10, weight="bold",
                 ha="right" if encoder else "left", va="center")
     for block in BLOCKS:
-        marked = block.key in keys
+        marked = marks(block, keys)
         box = dict(boxstyle="round,pad=0,rounding_size=5")
         if marked:   # the hatch in grey under a black frame, so the label stays readable
             ax.add_patch(FancyBboxPatch((block.x, block.y), block.width, block.height, facecolor=GREY_FILL,

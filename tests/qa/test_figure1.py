@@ -50,7 +50,9 @@ def test_a_map_marks_exactly_its_notebooks_blocks(aid):
     keys, _ = figure1.MARKS[aid]
     marked = figure1.marked_blocks(aid)
     assert (aid == "00_welcome") == (not keys), "every notebook but the welcome marks something"
-    assert all(block.key in keys for block in marked)
+    assert all(figure1.marks(block, keys) for block in marked)
+    named = {figure1.stack_of(b) + ":" + b.key for b in figure1.BLOCKS} | {b.key for b in figure1.BLOCKS}
+    assert set(keys) <= named | {"stacks", "encoder", "decoder"}, f"a key that marks nothing: {keys}"
     for block in marked:   # each marked label is named in the alt text a screen reader reads
         assert block.label.replace("\n", " ") in figure1.alt_text(aid)
     # Marking shows in the pixels: a marked block is hatched grey, an unmarked one white inside.

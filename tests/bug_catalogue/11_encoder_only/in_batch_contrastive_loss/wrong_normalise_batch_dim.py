@@ -1,0 +1,6 @@
+"""Normalises along the batch dimension (dim 0) instead of each vector's features."""
+def in_batch_contrastive_loss(a, b, temperature=0.05):
+    """a, b (B, d), a[i] paired with b[i]: mean cross-entropy of a[i] picking b[i] among all b."""
+    scores = F.normalize(a, dim=0) @ F.normalize(b, dim=0).T / temperature
+    targets = torch.arange(a.size(0), device=a.device)
+    return F.cross_entropy(scores, targets)

@@ -1,0 +1,6 @@
+"""Takes the softmax over the a's (dim 0): b_i picks a_i, the other direction."""
+def in_batch_contrastive_loss(a, b, temperature=0.05):
+    """a, b (B, d), a[i] paired with b[i]: mean cross-entropy of a[i] picking b[i] among all b."""
+    scores = F.normalize(a, dim=-1) @ F.normalize(b, dim=-1).T / temperature
+    targets = torch.arange(a.size(0), device=a.device)
+    return -torch.log_softmax(scores, dim=0).diagonal().mean()

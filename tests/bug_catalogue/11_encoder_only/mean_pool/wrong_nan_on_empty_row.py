@@ -1,0 +1,5 @@
+"""Divides by the count without guarding against a row with no real token (0 / 0 = NaN)."""
+def mean_pool(hidden, mask):
+    """(B, L, d) token vectors and a (B, L) bool mask, True at real tokens -> (B, d) mean of the real ones."""
+    weights = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * weights).sum(dim=1) / weights.sum(dim=1)
