@@ -61,10 +61,11 @@ def hidden_test_lines(aid, longer_than):
 def _expected_seconds(item):
     """A rough cost, so the longest tests start first and both xdist workers finish together."""
     if item.originalname == "test_graders_catch_wrong_answers_and_accept_right_ones":
-        from course_utils.qa.catalogue import load, right_groups
+        from course_utils.qa.catalogue import load, right_groups, wrong_groups
 
-        entries = load(COURSE, item.callspec.params["aid"])
-        return 6 * (2 + sum(e.kind == "wrong" for e in entries) + len(right_groups(entries)))
+        aid = item.callspec.params["aid"]
+        entries = load(COURSE, aid)
+        return 6 * (2 + len(wrong_groups(COURSE, aid, entries)[0]) + len(right_groups(entries)))
     heavy = {"test_course_demo_end_to_end_with_readable_figures": 500, "test_bench_quick_prints_every_part": 150}
     if item.originalname in heavy:
         return heavy[item.originalname]

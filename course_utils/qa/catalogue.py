@@ -12,15 +12,29 @@ A wrong answer is also *seen* when a visible test cell (a test cell with no hidd
 which the student can run before handing in) fails on it: `rates` gives, per exercise, the
 share of wrong answers the whole grader catches and the share the visible tests alone catch.
 
-Right answers of different exercises share a submission (the k-th right answer of every
-exercise in the k-th): full marks for it prove each of them right, and a third of the
-catalogue's grading time is saved. Where such a submission loses points, each of its
-answers is graded again on its own, so a verdict always names the answer at fault.
+Most of the catalogue's time is kernels starting (importing torch), so entries share
+submissions where that cannot change a verdict:
+
+- right answers of different exercises (the k-th right answer of every exercise in the
+  k-th): full marks for it prove each of them right;
+- wrong answers of exercises whose reaches do not meet (`grouping`: no test cell and no
+  answer cell that both can change), at most one per exercise, and only entries that do
+  nothing but define their exercise's names: each verdict (score, messages, seen) is read
+  from the test cells its own exercise reaches, which no other member can change.
+
+Whatever a shared submission cannot prove is graded again on its own: a right answer in
+a submission that lost points or was flagged; a wrong answer not caught, or not caught by
+the visible tests; every member of a submission that did not run normally (an error, a
+flag, the perfect submission short of full marks, a failing cell no member reaches). So
+a shared submission can never hide a miss, and a verdict always names the answer at fault.
+`run(..., alone=True)` (`course catalogue --alone`) grades every entry on its own: the
+reference the tests compare the shared grading with.
 """
 from __future__ import annotations
 
 import ast
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +46,7 @@ from course_utils import ipynb
 from course_utils.course import Course, CourseError
 from course_utils.grader.pipeline import autograde
 from course_utils.grader.records import GradeRecord
+from course_utils.qa import grouping
 from course_utils.qa.sample_class import (
     Messages,
     failure_messages,
@@ -148,45 +163,127 @@ def _grade(course: Course, ids: list[str], hand_in: Callable[[str, NotebookNode,
                 for r in autograde(scratch, ids, workers=workers, force=True, progress=progress)}
 
 
-def run(course: Course, ids: list[str], workers: int = 2, progress: bool = False) -> list[Verdict]:
+def wrong_groups(course: Course, aid: str, entries: list[Entry]) -> tuple[list[list[Entry]], grouping.Notebook]:
+    """Wrong answers to hand in together (see `grouping`), the largest exercises' first; and the analysis."""
+    sources: dict[str, list[str]] = {}
+    for entry in entries:
+        sources.setdefault(entry.grade_id, []).append(entry.path.read_text())
+    notebook = grouping.analyse(ipynb.read(course.solution(aid)), sources)
+    wrong = [e for e in entries if e.kind == "wrong"]
+    size = Counter(e.grade_id for e in wrong)
+    wrong.sort(key=lambda e: -size[e.grade_id])  # stable: catalogue order within an exercise
+    by_key = {e.student_id: e for e in wrong}
+    packed = grouping.pack([(e.grade_id, e.student_id, e.path) for e in wrong], notebook)
+    return [[by_key[key] for _, key, _ in group] for group in packed], notebook
+
+
+@dataclass
+class _Share:
+    """What one member of a group of wrong answers gets from the group's record (None: grade it alone)."""
+    score: float
+    messages: Messages
+    detail: str
+
+
+def _shares(record: GradeRecord, perfect_fair: bool, members: list[Entry],
+            notebook: grouping.Notebook) -> dict[str, _Share | None]:
+    """Each member's score and messages, read from the test cells its answer reaches, as if graded alone.
+
+    Trusted only when the notebook ran normally and every failing cell lies in one member's reach.
+    """
+    reached = {e.student_id: notebook.reached_cells(e.grade_id) for e in members}
+    messages = failure_messages(record)
+    lost = {cell: most - got for cell, (got, most) in record.cells.items() if got < most}
+    normal = (perfect_fair and record.status == "graded" and not submission_flags(record)
+              and not record.manual and (set(lost) | set(messages)) <= set().union(*reached.values()))
+    if not normal:
+        return dict.fromkeys(reached)
+    shares: dict[str, _Share | None] = {}
+    for student, cells in reached.items():
+        mine = sorted(cell for cell in lost if cell in cells)
+        shares[student] = _Share(record.max_score - sum(lost[c] for c in mine),
+                                 {c: m for c, m in messages.items() if c in cells},
+                                 ("failed: " + ", ".join(mine)) if mine else "all tests passed")
+    return shares
+
+
+def run(course: Course, ids: list[str], workers: int = 2, progress: bool = False, alone: bool = False,
+        stats: dict[str, int | list[str]] | None = None, keep: Callable[[Entry], bool] | None = None) -> list[Verdict]:
     """Grade the perfect and blank submissions and every catalogue entry of each of `ids`.
 
-    One made-up class (a student per wrong answer, per group of right answers) graded by
-    `course autograde`'s own pipeline, `workers` submissions at a time.
+    One made-up class graded by `course autograde`'s own pipeline, `workers` submissions at a
+    time. Right answers share submissions (`right_groups`); so do wrong answers of exercises
+    whose reaches do not meet (`wrong_groups`), each verdict read from its own exercise's
+    reach. A verdict that a shared submission cannot prove (a wrong answer not caught, or
+    not caught by the visible tests; a right answer losing points; a run that was not
+    normal) comes from grading that answer on its own. `alone` grades every entry on its own
+    (the reference that grouping must reproduce). `stats` gets the number of graded submissions ("jobs")
+    and the entries graded again alone among them ("graded again");
+    `keep` grades only the entries it accepts (a quicker check).
     """
-    entries = {aid: load(course, aid) for aid in ids}
-    groups = {aid: right_groups(entries[aid]) for aid in ids}
+    entries = {aid: [e for e in load(course, aid) if keep is None or keep(e)] for aid in ids}
+    visible = {aid: visible_test_cells(course, aid) for aid in ids}
+    if alone:
+        rights: dict[str, dict[str, list[Entry]]] = {aid: {} for aid in ids}
+        wrongs: dict[str, list[list[Entry]]] = {aid: [[e] for e in entries[aid]] for aid in ids}
+        notebooks: dict[str, grouping.Notebook] = {}
+    else:
+        rights = {aid: right_groups(entries[aid]) for aid in ids}
+        analysed = {aid: wrong_groups(course, aid, entries[aid]) for aid in ids}
+        wrongs = {aid: analysed[aid][0] for aid in ids}
+        notebooks = {aid: analysed[aid][1] for aid in ids}
+    # A submission's student: the entry's own id when alone, else a name for the group.
+    together = {aid: {**rights[aid], **{(g[0].student_id if len(g) == 1 else f"wrong--together--{k}"): g
+                                        for k, g in enumerate(wrongs[aid])}} for aid in ids}
 
     def hand_in(aid: str, release_nb: NotebookNode, solution_nb: NotebookNode) -> dict[str, NotebookNode]:
         made = {"perfect": perfect(release_nb, solution_nb), "blank": blank(release_nb, solution_nb)}
-        for entry in entries[aid]:
-            if entry.kind == "wrong":
-                made[entry.student_id] = with_answers(release_nb, solution_nb,
-                                                      {entry.grade_id: entry.path.read_text()})
-        for student, together in groups[aid].items():
-            made[student] = with_answers(release_nb, solution_nb, {e.grade_id: e.path.read_text() for e in together})
+        for student, group in together[aid].items():
+            made[student] = with_answers(release_nb, solution_nb, {e.grade_id: e.path.read_text() for e in group})
         return made
 
     records = _grade(course, ids, hand_in, workers, progress)
-    owner = {(aid, e.student_id): student for aid in ids for student, together in groups[aid].items()
-             for e in together}
-    alone = {aid: [e for e in entries[aid] if e.kind == "right" and not _fair(records[owner[aid, e.student_id], aid])]
-             for aid in ids}
-    if any(alone.values()):  # a group lost points or was flagged: grade its answers one by one
-        again = [aid for aid in ids if alone[aid]]
-        records.update(_grade(course, again, lambda aid, release_nb, solution_nb: {
-            e.student_id: with_answers(release_nb, solution_nb, {e.grade_id: e.path.read_text()})
-            for e in alone[aid]}, workers, progress))
-        for aid in again:
-            owner.update({(aid, e.student_id): e.student_id for e in alone[aid]})
+    jobs = sum(2 + len(together[aid]) for aid in ids)
+    owner = {(aid, e.student_id): student for aid in ids for student, group in together[aid].items() for e in group}
+    shares: dict[tuple[str, str], _Share | None] = {}
+    for aid in ids:
+        perfect_fair = _fair(records["perfect", aid])
+        for student, group in together[aid].items():
+            if len(group) > 1 and group[0].kind == "wrong":
+                for member, share in _shares(records[student, aid], perfect_fair, group, notebooks[aid]).items():
+                    shares[aid, member] = share
 
-    visible = {aid: visible_test_cells(course, aid) for aid in ids}
+    def proven(aid: str, e: Entry) -> bool:
+        student = owner[aid, e.student_id]
+        if student == e.student_id:
+            return True
+        if e.kind == "right":
+            return _fair(records[student, aid])
+        share = shares[aid, e.student_id]
+        return share is not None and share.score < records[student, aid].max_score and \
+            bool(visible[aid] & set(share.messages))
+
+    again = {aid: [e for e in entries[aid] if not proven(aid, e)] for aid in ids}
+    if any(again.values()):  # grade each answer a shared submission could not prove on its own
+        redo = [aid for aid in ids if again[aid]]
+        records.update(_grade(course, redo, lambda aid, release_nb, solution_nb: {
+            e.student_id: with_answers(release_nb, solution_nb, {e.grade_id: e.path.read_text()})
+            for e in again[aid]}, workers, progress))
+        jobs += sum(len(again[aid]) for aid in redo)
+        for aid in redo:
+            owner.update({(aid, e.student_id): e.student_id for e in again[aid]})
+    if stats is not None:
+        stats["jobs"] = jobs
+        stats["graded again"] = [f"{e.grade_id}/{e.kind}_{e.name}" for aid in ids for e in again[aid]]
 
     def verdict(aid: str, student: str, exercise: str, entry: str, expected: Expected) -> Verdict:
         record = records[owner.get((aid, student), student), aid]
         detail = record.detail if record.status == "graded" else f"{record.status}: {record.detail}\n{record.log}"
-        messages = failure_messages(record)
-        return Verdict(aid, exercise, entry, record.score, record.max_score, expected, detail,
+        score, messages = record.score, failure_messages(record)
+        share = shares.get((aid, student)) if owner.get((aid, student), student) != student else None
+        if share is not None:  # a wrong answer proven in a shared submission: its own cells only
+            score, messages, detail = share.score, share.messages, share.detail
+        return Verdict(aid, exercise, entry, score, record.max_score, expected, detail,
                        messages, kernel_device(record), submission_flags(record),
                        seen=bool(visible[aid] & set(messages)))
 

@@ -66,3 +66,31 @@ def test_visible_test_cells_are_the_test_cells_without_a_hidden_block():
     cells = visible_test_cells(COURSE, "03_multi_head_attention")
     assert {"test_split_heads", "test_merge_heads", "test_MultiHeadAttention"} <= cells
     assert not any(c.startswith("hidden_") for c in cells)
+
+
+@pytest.mark.slow
+def test_grading_entries_together_gives_the_verdicts_of_grading_each_alone():
+    """Shared submissions are only a saving: every verdict, score and message is what grading alone gives."""
+    from course_utils.qa import catalogue
+
+    aid = "05_positional_encoding"
+    chosen = {}  # the first three wrong and first right answer of two exercises whose reaches do not meet
+    for entry in load(COURSE, aid):
+        if entry.grade_id in ("sinusoidal_positional_encoding", "TokenEmbedding"):
+            mine = chosen.setdefault((entry.grade_id, entry.kind), [])
+            if len(mine) < (3 if entry.kind == "wrong" else 1):
+                mine.append(entry.student_id)
+    keep = {student for students in chosen.values() for student in students}
+    grouped_jobs, alone_jobs = {}, {}
+    grouped = catalogue.run(COURSE, [aid], workers=1, keep=lambda e: e.student_id in keep, stats=grouped_jobs)
+    alone = catalogue.run(COURSE, [aid], workers=1, keep=lambda e: e.student_id in keep, alone=True,
+                          stats=alone_jobs)
+    assert len(grouped) == len(alone) == len(keep) + 2
+    for one, reference in zip(grouped, alone, strict=True):
+        assert (one.entry, one.ok, one.seen, one.score, one.max_score, sorted(one.messages)) == \
+            (reference.entry, reference.ok, reference.seen, reference.score, reference.max_score,
+             sorted(reference.messages))
+    assert catalogue.table(grouped) == catalogue.table(alone)
+    assert catalogue.rates(grouped) == catalogue.rates(alone)
+    assert alone_jobs["jobs"] == len(keep) + 2
+    assert grouped_jobs["jobs"] < alone_jobs["jobs"], (grouped_jobs, alone_jobs)
