@@ -65,8 +65,12 @@ def execute(course: Course, ids: list[str], device: str = "auto", fast: bool = T
         try:
             papermill.execute_notebook(
                 str(source), str(target), parameters={"device": device, "fast": bool(fast), "seed": seed},
-                kernel_name="python3", cwd=str(source.parent), progress_bar=False,
-                execution_timeout=CELL_TIMEOUT_S, extra_arguments=kernel_arguments())
+                kernel_name="python3", progress_bar=False, execution_timeout=CELL_TIMEOUT_S,
+                extra_arguments=kernel_arguments(),
+                # The kernel's folder, handed to nbclient (which starts the kernel there), not
+                # papermill's `cwd`: that one chdirs the whole process, so two notebooks run in
+                # threads could start a kernel in the other's folder.
+                resources={"metadata": {"path": str(source.parent)}})
             return Run(aid, "ok", time.perf_counter() - start, output=target)
         except Exception as exc:  # noqa: BLE001  (any failure is reported; the rest still run)
             return Run(aid, "failed", time.perf_counter() - start, _failure(exc), target)

@@ -28,3 +28,26 @@ def test_a_failing_notebook_is_named_with_its_cell(tmp_path):
     assert result.returncode == 1
     assert "FAILED 01_broken" in result.stdout and "ValueError: deliberately broken" in result.stdout
     assert "02_fine" in result.stdout and (tmp_path / "build" / "executed" / "02_fine.ipynb").is_file()
+
+
+@pytest.mark.slow
+def test_notebooks_run_at_once_each_run_in_their_own_folder(tmp_path):
+    """papermill's `cwd` changes the folder of the whole process: with notebooks run in threads,
+    a kernel could start in another notebook's folder (the figure audit, which names a figure's
+    notebook by its folder, once credited one notebook's figures to another)."""
+    import shutil
+
+    shutil.copy(COURSE.config_file, tmp_path / "nbgrader_config.py")
+    ids = [f"0{i}_folder" for i in range(1, 5)]
+    for aid in ids:
+        nb = nbformat.v4.new_notebook(cells=[
+            nbformat.v4.new_code_cell("device, fast, seed = 'cpu', True, 0", metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell("import os, time\ntime.sleep(0.5)\nprint(os.path.basename(os.getcwd()))")])
+        nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        (tmp_path / "solutions" / aid).mkdir(parents=True)
+        nbformat.write(nb, str(tmp_path / "solutions" / aid / f"{aid}.ipynb"))
+    result = run_course("execute", "--fast", "--workers", "2", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for aid in ids:
+        executed = nbformat.read(str(tmp_path / "build" / "executed" / f"{aid}.ipynb"), as_version=4)
+        assert executed.cells[-1].outputs[0]["text"].strip() == aid
