@@ -43,6 +43,7 @@ EXERCISED_BY = {
     "course report": "grader/test_grading_scale.py",
     ".venv/bin/course catalogue": "cli/test_cli.py",
     "course catalogue": "cli/test_cli.py",
+    "course catalogue --alone": "cli/test_cli.py",
     ".venv/bin/course publish ../attention-graded-student --upto 03 --git": "grader/test_publish.py",
     "course publish DIR --upto NN": "grader/test_publish.py",
     "course publish": "grader/test_publish.py",

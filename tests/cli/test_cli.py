@@ -32,6 +32,8 @@ def test_catalogue_command_prints_its_table():
     result = run_course("catalogue", IDS[0])
     assert result.returncode == 0, result.stdout + result.stderr
     assert "perfect submission" in result.stdout and "0 misses" in result.stdout
+    alone = run_course("catalogue", "--alone", IDS[0])
+    assert alone.returncode == 0 and "(every entry alone)" in alone.stdout, alone.stdout + alone.stderr
 
 
 def test_autograde_without_submissions_explains_the_layout(tmp_path):
