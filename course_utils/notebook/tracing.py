@@ -199,13 +199,9 @@ def broken_dependency(exercise: str, namespace: dict) -> str | None:
     return next((name for name in uses(exercise, namespace) if failing(name)), None)
 
 
-def test_message(exercise: str, error: BaseException, tb: types.TracebackType | None, namespace: dict,
-                 broken: str | None = None) -> str:
-    """The one message a failing test of `exercise` shows (see the module docstring).
-
-    `broken`: the exercise's broken dependency where the caller has already looked it up.
-    """
-    broken = broken or broken_dependency(exercise, namespace)
+def test_message(exercise: str, error: BaseException, tb: types.TracebackType | None, broken: str | None) -> str:
+    """The one message a failing test of `exercise` shows (see the module docstring); `broken` is
+    `broken_dependency(exercise, ...)`, which the caller also needs."""
     if broken is not None:
         return (f"{exercise} uses {broken}, whose test fails above: fix {broken} first, then run this test "
                 "again (this test's own hints would point at the wrong code).")
@@ -227,7 +223,7 @@ def _show(shell: object, etype: type, value: BaseException, tb: types.TracebackT
 
 def _test_failure(shell: object, etype: type, value: BaseException, tb: types.TracebackType) -> list[str]:
     broken = broken_dependency(_running, shell.user_ns)
-    message = test_message(_running, value, tb, shell.user_ns, broken)
+    message = test_message(_running, value, tb, broken)
     lines = [f"Test of {_running} failed."]
     cells = _cell_frames(tb)
     # Never show a graded test's source (it may be a hidden test), nor a line whose hint a traced failure overrides.
