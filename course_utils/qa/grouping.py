@@ -238,10 +238,10 @@ def analyse(solution_nb: NotebookNode, entry_sources: dict[str, list[str]] | Non
         meta = ipynb.nbgrader_meta(nb_cell)
         grade_id = meta.get("grade_id")
         cell = read_cell(index, grade_id, nb_cell.source)
+        tree = _parse(nb_cell.source)
         if meta.get("solution") and grade_id:
             answers[grade_id] = index
             own[grade_id] = set(cell.binds)
-            tree = _parse(nb_cell.source)
             decorators[grade_id] = [d for node in (tree.body if tree else []) for d in getattr(node, "decorator_list", [])]
             for source in entry_sources.get(grade_id, []):  # an entry may read what the solution does not
                 entry = read_cell(index, grade_id, source)
@@ -251,7 +251,6 @@ def analyse(solution_nb: NotebookNode, entry_sources: dict[str, list[str]] | Non
             grade_ids[index] = grade_id
             for exercise in _TESTING.findall(nb_cell.source):
                 tests.setdefault(exercise, set()).add(index)
-        tree = _parse(nb_cell.source)
         for node in ast.walk(tree) if tree else []:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for alias, name in zip(node.names, _import_names(node), strict=True):
