@@ -24,7 +24,7 @@ PUBLISHED_MARKER = ".course-publish.json"
 # The Jupyter server extension that answers the Validate button with the course's validator.
 VALIDATE_EXTENSION = "course_utils.cli.validate"
 # The instructor's: the formgrader's Autograde button grades through `course autograde`.
-FORMGRADER_EXTENSION = "course_utils.grader.formgrader"
+FORMGRADER_EXTENSION = "course_utils.grader.term.formgrader"
 
 
 class CourseError(Exception):

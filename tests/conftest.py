@@ -76,9 +76,9 @@ def _expected_seconds(item):
 # one such module must run on one worker, or each worker grades the class again (minutes).
 # xdist's own `--dist loadgroup` cannot do it here: it renames item._nodeid, which pytest 9.2
 # no longer reads, so the groups never reach the scheduler. The scheduler below does it.
-SHARED_CLASS_MODULES = ("tests/grader/test_grading_scale.py", "tests/grader/test_grading_security.py",
-                        "tests/grader/test_pipeline.py", "tests/grader/test_exchange.py",
-                        "tests/grader/test_feedback.py")
+SHARED_CLASS_MODULES = ("tests/grader/engine/test_grading_scale.py", "tests/grader/judge/test_grading_security.py",
+                        "tests/grader/engine/test_pipeline.py", "tests/grader/term/test_exchange.py",
+                        "tests/grader/term/test_feedback.py")
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: the suite still runs with `-p no:xdist`
@@ -102,7 +102,7 @@ def pytest_configure(config):
     """Under xdist, each worker (and every process it starts) runs on a core of its own.
 
     Each worker grades with kernels that take their share of the cores they may use
-    (course_utils.grader.pipeline.share_cores reads the CPU affinity): two workers that
+    (course_utils.grader.engine.pipeline.share_cores reads the CPU affinity): two workers that
     each believed they had both cores ran two threads per kernel on two cores, and a graded
     notebook 07 took 45% longer than with one thread each.
     """

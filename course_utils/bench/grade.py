@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from course_utils.course import Course
-from course_utils.grader.pipeline import autograde
+from course_utils.grader.engine.pipeline import autograde
 from course_utils.qa import catalogue, submissions
 from course_utils.qa.sample_class import write_class
 

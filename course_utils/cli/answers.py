@@ -8,7 +8,7 @@ from course_utils.course import Course
 
 
 def run(args: argparse.Namespace, course: Course) -> int:
-    from course_utils.grader.model_answers import write_answers
+    from course_utils.grader.term.model_answers import write_answers
 
     for aid in course.select(args.ids):
         target = write_answers(course, aid, args.to)

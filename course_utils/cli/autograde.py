@@ -11,9 +11,9 @@ import argparse
 
 from course_utils.cli.common import add_db_url, add_ids, add_student, default
 from course_utils.course import Course
-from course_utils.grader.jobs import Limits
-from course_utils.grader.pipeline import autograde
-from course_utils.grader.records import NEEDS_ACTION, records_table
+from course_utils.grader.engine.jobs import Limits
+from course_utils.grader.engine.pipeline import autograde
+from course_utils.grader.engine.records import NEEDS_ACTION, records_table
 
 NEEDS_ACTION_EXIT = 1
 

@@ -1,7 +1,7 @@
 """`course export`: the gradebook's grades for a learning-management system (reports/canvas.csv).
 
 For instructors who hand grades on. It runs nbgrader's own `export` with the course's exporter
-plugin (course_utils.grader.export), on the gradebook `--db-url` names, else the one
+plugin (course_utils.grader.term.export), on the gradebook `--db-url` names, else the one
 `c.CourseDirectory.db_url` in nbgrader_config.py names.
 
 Exit status: 0 when the CSV was written (held submissions and assignments without a
@@ -18,19 +18,19 @@ from course_utils.cli.common import add_db_url, add_ids, add_student
 from course_utils.course import Course, CourseError
 
 # nbgrader's exporter plugins by the name `--format` takes.
-EXPORTERS = {"canvas": "course_utils.grader.export.CanvasExportPlugin",
-             "nbgrader": "course_utils.grader.export.CheckedCsvExportPlugin"}
+EXPORTERS = {"canvas": "course_utils.grader.term.export.CanvasExportPlugin",
+             "nbgrader": "course_utils.grader.term.export.CheckedCsvExportPlugin"}
 # `--missing`: the value of CanvasExportPlugin.missing each choice sets.
 MISSING = {"zero": "0", "blank": ""}
-# What the plugins log that the instructor should read: their refusal (course_utils.grader.export.NO_GRADES,
+# What the plugins log that the instructor should read: their refusal (course_utils.grader.term.export.NO_GRADES,
 # written out so that this command does not import nbgrader to read it) and their warnings.
 NO_GRADES = "No grades to export"
 NOTICES = ("Held for review", "Left out")
 
 
 def run(args: argparse.Namespace, course: Course) -> int:
-    from course_utils.grader.gradebook import db_url_options, warn_other_gradebook
-    from course_utils.grader.nbgrader_runner import run_nbgrader
+    from course_utils.grader.engine.gradebook import db_url_options, warn_other_gradebook
+    from course_utils.grader.engine.nbgrader_runner import run_nbgrader
 
     if args.missing and args.format != "canvas":
         raise CourseError("--missing applies to --format canvas; nbgrader's own CSV has a row per submission.")

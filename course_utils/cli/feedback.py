@@ -4,7 +4,7 @@ Exit status, for a cron job to read: 0 when every page was written; 1 when some 
 (the others are written; stderr lists each such student with a one-line reason and the log
 that says more); 2 when nothing could be done (no graded submission; nbgrader failing before
 any page, e.g. on a gradebook it cannot open; no page written at all, each failure listed).
-See course_utils.grader.feedback.
+See course_utils.grader.term.feedback.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from course_utils.course import Course
 
 
 def run(args: argparse.Namespace, course: Course) -> int:
-    from course_utils.grader.feedback import describe, feedback
-    from course_utils.grader.gradebook import warn_other_gradebook
+    from course_utils.grader.term.feedback import describe, feedback
+    from course_utils.grader.engine.gradebook import warn_other_gradebook
 
     warn_other_gradebook(course, args.db_url, "feedback")
     outcome = feedback(course, course.select(args.ids), students=args.student, db_url=args.db_url)

@@ -17,7 +17,7 @@ DEPRECATED_NAME = "release"
 
 
 def run(args: argparse.Namespace, course: Course) -> int:
-    from course_utils.grader import release
+    from course_utils.grader.term import release
 
     if args.command == DEPRECATED_NAME:
         print("course release is now `course generate` (nbgrader's generate_assignment; nbgrader's "

@@ -159,7 +159,7 @@ def course_server_options(app_settings_dir: str | Path, instructor: bool = False
         # The Validate button answered by the course's validator (course_utils/cli/validate.py).
         f"--ServerApp.jpserver_extensions={VALIDATE_EXTENSION}=True",
     ]
-    if instructor:  # the formgrader's Autograde button grades in the sandbox (course_utils/grader/formgrader.py)
+    if instructor:  # the formgrader's Autograde button grades in the sandbox (course_utils/grader/term/formgrader.py)
         options.append(f"--ServerApp.jpserver_extensions={FORMGRADER_EXTENSION}=True")
     options += [f"--ServerApp.jpserver_extensions={name}=False"
                 for name in disabled_server_extensions(instructor, exchange)]

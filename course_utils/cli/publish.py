@@ -2,7 +2,7 @@
 
 The copy is what the public repository, and the Binder badge, serve: the released notebooks up
 to `--upto`, the students' part of course_utils, and a README and pyproject.toml for students;
-never solutions/, tests or the grader. course_utils.grader.publish makes it; this module is
+never solutions/, tests or the grader. course_utils.grader.term.publish makes it; this module is
 its command line, whose defaults are that function's.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 
 from course_utils.cli.common import default
 from course_utils.course import Course
-from course_utils.grader.publish import publish
+from course_utils.grader.term.publish import publish
 
 UPTO_HELP = ("publish the notebooks up to and including this one (an id or its two digits; default: all). "
              "Later notebooks' provided cells hold the answers to earlier ones, so publishing all of them at "

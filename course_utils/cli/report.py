@@ -10,8 +10,8 @@ from course_utils.course import Course, CourseError
 def run(args: argparse.Namespace, course: Course) -> int:
     from tabulate import tabulate
 
-    from course_utils.grader.class_report import histograms, pass_rates
-    from course_utils.grader.gradebook import warn_other_gradebook
+    from course_utils.grader.term.class_report import histograms, pass_rates
+    from course_utils.grader.engine.gradebook import warn_other_gradebook
 
     warn_other_gradebook(course, args.db_url, "report")
     rates, scores = pass_rates(course, course.select(args.ids), db_url=args.db_url)

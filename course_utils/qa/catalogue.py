@@ -44,8 +44,8 @@ from tabulate import tabulate
 
 from course_utils import ipynb
 from course_utils.course import Course, CourseError
-from course_utils.grader.pipeline import autograde
-from course_utils.grader.records import GradeRecord
+from course_utils.grader.engine.pipeline import autograde
+from course_utils.grader.engine.records import GradeRecord
 from course_utils.qa import grouping
 from course_utils.qa.sample_class import (
     Messages,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 import torch
 
 from course_utils.course import Course
-from course_utils.grader import release
-from course_utils.grader.pipeline import autograde, available_cores
-from course_utils.grader.records import GradeRecord, score_table
+from course_utils.grader.term import release
+from course_utils.grader.engine.pipeline import autograde, available_cores
+from course_utils.grader.engine.records import GradeRecord, score_table
 from course_utils.qa import catalogue, submissions
 from course_utils.qa.execute import execute, execution_table
 from course_utils.qa.sample_class import write_class

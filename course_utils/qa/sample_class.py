@@ -1,6 +1,6 @@
 """Made-up classes in a scratch course root: for the demo, the catalogue, the benchmark and tests.
 
-`write_class` builds one, which `course_utils.grader.pipeline.autograde` then grades as it
+`write_class` builds one, which `course_utils.grader.engine.pipeline.autograde` then grades as it
 grades a real class; `failure_messages` reads what each failing test said.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from course_utils import ipynb
 from course_utils.course import Course
-from course_utils.grader.nbgrader_runner import generate, make_scratch_root
-from course_utils.grader.records import GradeRecord
+from course_utils.grader.engine.nbgrader_runner import generate, make_scratch_root
+from course_utils.grader.engine.records import GradeRecord
 from course_utils.notebook.device import ANNOUNCEMENT
 
 if TYPE_CHECKING:

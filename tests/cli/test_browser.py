@@ -38,7 +38,7 @@ import pytest
 
 from conftest import COURSE, ROOT
 from course_utils.cli import lab
-from course_utils.grader.publish import publish
+from course_utils.grader.term.publish import publish
 from course_utils.qa import figure1
 
 pytestmark = pytest.mark.slow

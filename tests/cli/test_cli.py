@@ -46,8 +46,8 @@ def test_autograde_without_submissions_explains_the_layout(tmp_path):
 
 def test_every_default_is_the_one_of_the_function_the_command_calls():
     from course_utils.cli import build_parser
-    from course_utils.grader.jobs import Limits
-    from course_utils.grader.pipeline import autograde
+    from course_utils.grader.engine.jobs import Limits
+    from course_utils.grader.engine.pipeline import autograde
     from course_utils.qa import catalogue
     from course_utils.qa.execute import execute
 

@@ -35,7 +35,7 @@ from accounts import ACCOUNT_PATH, add_account, as_account, opened_for_everyone,
 from conftest import COURSE, ROOT
 from course_utils import ipynb
 from course_utils.cli.lab import course_server_options, disabled_plugins, write_app_settings
-from course_utils.grader.nbgrader_runner import generate, make_scratch_root
+from course_utils.grader.engine.nbgrader_runner import generate, make_scratch_root
 from course_utils.qa import figure1, submissions
 from course_utils.qa.catalogue import load
 from test_browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, WAIT_MS, _free_port, close_dialog, validate
@@ -307,7 +307,7 @@ def test_a_term_on_jupyterhub_from_release_to_feedback(hub, tmp_path):
             page_text = instructor.page.inner_text("body")
             instructor.shot("graded")
             assert "needs autograding" not in page_text.lower(), "the formgrader must see the grades"
-            # Its Autograde button grades again, through the course's grader (course_utils.grader.formgrader).
+            # Its Autograde button grades again, through the course's grader (course_utils.grader.term.formgrader).
             instructor.page.locator("tr:has-text('ag-ben') td.autograde a").click()
             instructor.page.locator("#success-modal").wait_for(timeout=WAIT_MS)
             assert "course autograde" in instructor.page.inner_text("#success-modal"), "graded by nbgrader alone"

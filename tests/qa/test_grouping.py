@@ -147,7 +147,7 @@ def test_a_later_cell_reading_an_object_an_exercise_was_given_depends_on_it():
 
 
 def _record(cells, status="graded", flags=()):
-    from course_utils.grader.records import GradeRecord
+    from course_utils.grader.engine.records import GradeRecord
 
     return GradeRecord("s", "01_x", status, sum(got for got, _ in cells.values()),
                        sum(most for _, most in cells.values()), cells=cells, flags=list(flags))

@@ -1,0 +1,149 @@
+"""nbgrader's own command line, started faster: one fork server per grader, one fork per run.
+
+`python -m course_utils.grader.engine.nbgrader_main ARGS` is `nbgrader ARGS` without the seconds
+jsonschema spends compiling a format checker nbgrader never uses (see
+ipynb.skip_iri_format_checker). `python -m course_utils.grader.engine.nbgrader_main --serve` is a
+fork server: it imports nbgrader once, then reads one JSON request per line on stdin and
+runs each in a forked child, a fresh process of its own that skips the two seconds of
+imports every grading job would otherwise pay. nbgrader_runner.ForkServer talks to it.
+
+Hand-written rather than multiprocessing's "forkserver": that one re-imports the caller's
+main module in every child (the `course` command itself, or pytest), and a daemonic Dask
+worker may not start it at all.
+
+Protocol, one JSON object per line. In: {"id", "args", "cwd", "env", "log"}. Out:
+{"id", "pid"} once the child runs, then {"id", "code"} when it ends (its exit status, or
+minus the signal that killed it).
+"""
+import json
+import os
+import select
+import signal
+import sys
+import traceback
+import types
+
+from course_utils.ipynb import skip_iri_format_checker
+
+skip_iri_format_checker()
+from nbgrader.apps.nbgraderapp import NbGraderApp, main  # noqa: E402  (after the checker is skipped)
+
+
+def run_app(args: list[str], cwd: str, env: dict[str, str], log: str) -> int:
+    """In a fresh child: run `nbgrader ARGS` in `cwd` with exactly `env`, all output to the file `log`.
+
+    The child leads a process group of its own and is a child subreaper: whatever the kernels
+    it starts leave behind (new sessions, double forks) ends with it, when nbgrader finishes
+    or when a timeout stops it (SIGTERM), and the job's report says how many.
+    """
+    from course_utils.grader.judge import sandbox
+
+    os.setsid()
+    sandbox.become_subreaper()
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(_end(sandbox, 143)))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(handle, 1)
+    os.dup2(handle, 2)
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    sys.argv = ["nbgrader", *args]
+    try:
+        NbGraderApp.launch_instance(argv=args)
+        return _end(sandbox, 0)
+    except SystemExit as exit_:
+        return _end(sandbox, exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1))
+    except BaseException:  # noqa: BLE001  (the run's log is all its caller sees of it)
+        traceback.print_exc()
+        return _end(sandbox, 1)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+def _end(sandbox: types.ModuleType, code: int) -> int:
+    ended = sandbox.end_leftovers()
+    if ended:
+        sandbox.record("outlived", ended)
+    return code
+
+
+def _send(message: dict) -> None:
+    os.write(1, (json.dumps(message) + "\n").encode())
+
+
+def _reap(children: dict[int, object]) -> None:
+    while children:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            return
+        _send({"id": children.pop(pid), "code": os.waitstatus_to_exitcode(status)})
+
+
+def warm() -> None:
+    """Before the first fork: what every run would otherwise do again for itself (about 0.1 s of CPU a run).
+
+    nbformat compiles a JSON-schema validator per (nbformat minor, relaxed) the first time a process
+    validates a notebook; an autograde run also imports the SQLite dialect, the kernelspec lookup
+    (ipykernel, IPython) and the course's preprocessors (which its config file names). Each is made
+    or imported here once, as the run would make or import it; the runs stay fresh processes.
+    """
+    import importlib
+
+    from nbformat.validator import get_validator
+
+    for minor in (4, 5):
+        for relaxed in (False, True):
+            get_validator(4, minor, relax_add_props=relaxed)
+    for module in ("sqlalchemy.dialects.sqlite", "ipykernel.kernelspec", "IPython", "codeop",
+                   "course_utils.grader.judge.preprocessors", "course_utils.grader.judge.sandbox"):
+        try:
+            importlib.import_module(module)
+        except ImportError:  # a run that needs it reports the error itself
+            pass
+
+
+def serve() -> None:
+    """Fork a child per request line on stdin until stdin closes (the grader is gone)."""
+    from course_utils.grader.engine.nbgrader_runner import die_with_parent, in_process_alembic_head
+
+    die_with_parent()
+    in_process_alembic_head()
+    warm()
+    children: dict[int, object] = {}
+    pending = b""
+    while True:
+        ready, _, _ = select.select([0], [], [], 0.05 if children else None)
+        _reap(children)
+        if not ready:
+            continue
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            break
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            request = json.loads(line)
+            pid = os.fork()
+            if pid == 0:   # the child: run nbgrader, never return into this loop
+                code = 1
+                try:
+                    die_with_parent()
+                    code = run_app(request["args"], request["cwd"], request["env"], request["log"])
+                finally:
+                    os._exit(code)
+            children[pid] = request["id"]
+            _send({"id": request["id"], "pid": pid})
+    # stdin closed: the grader is gone, and the runs under way die with this process.
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        from course_utils.grader.engine.nbgrader_runner import in_process_alembic_head
+
+        in_process_alembic_head()
+        main()

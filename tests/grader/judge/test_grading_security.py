@@ -1,0 +1,363 @@
+"""Grades that hold against a hostile class, graded by `course autograde` as root and as an ordinary account.
+
+Most instructors grade from their own account on a hub; CI grades as root. The same class is
+graded both ways (module fixture, one run per grader). Attackers hand in a wrong answer to notebook
+01's `softmax` plus one way of getting full marks for it anyway, or of reaching past their job
+(the network, the machine's /dev, the course's files, other processes, disk); honest students with
+unusual ids or unusual code hand in right and wrong answers. For both graders: every kernel is
+isolated, a loopback listener outside the sandbox hears nothing, /dev is private, limits reached
+cost only their author, no process outlives its job, and every attack either fails or is flagged
+and held for the instructor.
+"""
+import copy
+import csv
+import os
+import sys
+import textwrap
+
+import nbformat
+import pytest
+
+from accounts import add_account, as_account, give, opened_for_everyone, remove_accounts, require_root, undo
+from conftest import COURSE, ROOT, run_course
+from hostile import LoopbackListener, leftover_processes
+from course_utils import ipynb
+from course_utils.grader.engine.gradebook import opened
+from course_utils.qa import submissions as S
+from course_utils.qa.catalogue import load
+from course_utils.qa.sample_class import write_class
+
+AID = "01_queries_keys_values"
+WRONG = next(e for e in load(COURSE, AID) if e.kind == "wrong" and e.grade_id == "softmax"
+             and "calls" not in e.name).path.read_text()
+MARKER = "course-security-test-leftover"
+ACCOUNT = "ag-grader"
+SECRET = "the-instructors-hub-token"
+LIMITS = ["--cell-timeout", "60", "--timeout", "240", "--folder-mb", "24", "--tmp-mb", "24", "--shm-mb", "8"]
+
+# Looks for the solutions, the gradebook and other students' notebooks in every folder above its own.
+STEAL = '''
+import glob, json, os
+def _steal():
+    here = os.path.abspath(".")
+    while True:
+        for pattern in ("autograded/*/*/*.ipynb", "*/autograded/*/*/*.ipynb", "solutions/*/*.ipynb",
+                        "submitted/*/*/*.ipynb", "*/*/autograded/*/*/*.ipynb", "gradebook.db", "*/gradebook.db"):
+            for path in glob.glob(os.path.join(here, pattern)):
+                try:
+                    cells = json.load(open(path))["cells"]
+                except (OSError, ValueError, KeyError):
+                    return path, "found"
+                for cell in cells:
+                    source = "".join(cell.get("source", ""))
+                    if source.lstrip().startswith("def softmax") and "NotImplementedError" not in source:
+                        return path, source
+        if here == os.path.dirname(here):
+            return None, None
+        here = os.path.dirname(here)
+_found, _source = _steal()
+if _source and _source != "found":
+    exec(_source.replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", ""))
+print("stolen from", _found)
+'''
+
+LEAVE_PROCESSES = f'''
+import os, subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # {MARKER}"], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if os.fork() == 0:          # a classic daemon: fork, new session, fork again
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)  # {MARKER}"])
+    os._exit(0)
+'''
+
+DEVICES = f'''
+import os
+print("devices", sorted(os.listdir("/dev")))
+try:
+    open("/dev/{MARKER}", "w").write("planted")
+    print("planted")
+except OSError as error:
+    print("not planted:", error.strerror)
+'''
+
+WHO = '''
+import os
+print("who", os.getuid(), [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0],
+      os.environ.get("COURSE_TEST_SECRET"))
+'''
+
+FILL = '''
+for place in (".", "/tmp", "/dev/shm"):
+    try:
+        with open(place + "/filler", "wb") as handle:
+            for _ in range(64):
+                handle.write(b"x" * 2**20)
+    except OSError as error:
+        print(place, error.strerror)
+'''
+
+HONEST_BUT_UNUSUAL = '''
+import sys
+import warnings
+
+class Probe(nn.Module):
+    """A helper class of the student's own."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, x):
+        return torch.einsum("...ij,...jk->...ik", softmax(self.proj(x)), x)
+
+torch.set_num_threads(1)
+for step in range(300):
+    print("step", step, Probe(4)(torch.randn(2, 3, 4)).shape)
+print("shapes look right", file=sys.stderr)
+warnings.warn("just checking")
+'''
+
+
+def _network(port):
+    return f'''
+import socket
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=3).sendall(b"the hidden tests")
+    print("sent")
+except OSError as error:
+    print("no network:", error)
+'''
+
+
+def _attack(payload):
+    return lambda r, s: S.with_answers(r, s, {"softmax": WRONG + "\n" + payload})
+
+
+def _perfect_and(payload):
+    def make(r, s):
+        nb = S.perfect(r, s)
+        ipynb.answer_cells(nb)["softmax"].source += "\n" + payload
+        return nb
+    return make
+
+
+def _added_cell(code):
+    def make(r, s):
+        nb = S.perfect(r, s)
+        at = next(i for i, c in enumerate(nb.cells) if ipynb.nbgrader_meta(c).get("grade_id") == "hidden_softmax")
+        nb.cells.insert(at + 1, nbformat.v4.new_code_cell(code))
+        return nb
+    return make
+
+
+def _edited_tests(edit):
+    def make(r, s):
+        nb = S.with_answers(r, s, {"softmax": WRONG})
+        for cell in nb.cells:
+            meta = ipynb.nbgrader_meta(cell)
+            if meta.get("grade_id", "").endswith("_softmax"):
+                edit(cell, meta)
+        nb.cells = [c for c in nb.cells if not c.get("deleted")]
+        return nb
+    return make
+
+
+def _replace_source(cell, meta):
+    cell.source = "pass  # " + meta["grade_id"]
+
+
+def _demote(cell, meta):
+    meta.update(grade=False, points=0, solution=True, locked=False)
+
+
+def _delete(cell, meta):
+    cell["deleted"] = True
+
+
+def _rename(cell, meta):
+    meta["grade_id"] = "my_" + meta["grade_id"]
+
+
+HONEST = {
+    "a_perfect": lambda r, s: S.perfect(r, s),
+    "ana maría": lambda r, s: S.perfect(r, s),
+    "学生": lambda r, s: S.perfect(r, s),
+    "o'brien": lambda r, s: S.with_answers(r, s, {"softmax": WRONG}),
+    "a_honest_but_unusual": _added_cell(HONEST_BUT_UNUSUAL),
+}
+ATTACKS = {
+    "b_steals": _attack(STEAL),
+    "c_network": None,  # made with the listener's port
+    "d_devices": _perfect_and(DEVICES),
+    "e_leaves_processes": _attack(LEAVE_PROCESSES),
+    "f_fills_everything": _perfect_and(FILL),
+    "g_who_am_i": _perfect_and(WHO),
+    "h_patches_while_graded": _attack(textwrap.dedent('''
+        _wrong = softmax
+        def softmax(x, dim=-1):
+            torch.allclose = lambda *args, **kwargs: True
+            return _wrong(x, dim=dim)''')),
+    "h_ipython_transformer": _attack("get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])"),
+    "i_edited_test_source": _edited_tests(_replace_source),
+    "i_edited_test_metadata": _edited_tests(_demote),
+    "i_deleted_test_cells": _edited_tests(_delete),
+    "i_renamed_test_cells": _edited_tests(_rename),
+}
+
+
+@pytest.fixture(scope="module", params=["root", "an ordinary account"])
+def graded(request, tmp_path_factory):
+    """The class graded by `request.param`; its rows, its course root, the listener, what was left running."""
+    require_root("grading as root and as an ordinary account")
+    listener = LoopbackListener()
+    makers = {**HONEST, **ATTACKS, "c_network": _attack(_network(listener.port))}
+    as_root = request.param == "root"
+    where = tmp_path_factory.mktemp("security") if as_root else add_account(ACCOUNT) / "course"
+    opened = [] if as_root else opened_for_everyone([sys.executable, ROOT / ".venv", ROOT])
+    try:
+        scratch = write_class(COURSE, [AID], where, lambda _, release, solution: {
+            name: make(copy.deepcopy(release), solution) for name, make in makers.items()})
+        command = ["autograde", "--workers", "2", *LIMITS]
+        if as_root:
+            result = run_course(*command, cwd=scratch.root, env=dict(os.environ, COURSE_TEST_SECRET=SECRET))
+        else:
+            give(where, ACCOUNT)
+            result = as_account(ACCOUNT, sys.executable, "-m", "course_utils", *command, cwd=scratch.root,
+                                COURSE_TEST_SECRET=SECRET)
+        with (scratch.root / "reports" / "grades.csv").open() as handle:
+            rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+        failed = any(row["status"] in ("error", "unmatched") for row in rows.values())
+        assert result.returncode == (1 if failed else 0), result.stdout + result.stderr
+        yield rows, scratch, listener, leftover_processes(MARKER)
+    finally:
+        if os.path.exists(f"/dev/{MARKER}"):  # planted by a sandbox that failed: not for the next run to find
+            os.remove(f"/dev/{MARKER}")
+        if not as_root:
+            remove_accounts(ACCOUNT)
+            undo(opened)
+
+
+def _full(row):
+    return row["status"] == "graded" and float(row["score"]) == float(row["max_score"])
+
+
+def _flags(row):
+    return [f for f in row["flags"].split("; ") if f]
+
+
+def _printed(scratch, student, grade_id="softmax"):
+    graded_nb = ipynb.read(scratch.autograded(student, AID))
+    return "".join(o.get("text", "") for c in graded_nb.cells if ipynb.nbgrader_meta(c).get("grade_id") == grade_id
+                   for o in c.get("outputs", []))
+
+
+@pytest.mark.slow
+def test_every_kernel_is_isolated(graded):
+    rows = graded[0]
+    assert not [f for row in rows.values() for f in _flags(row) if f.startswith("not isolated")], \
+        {name: row["flags"] for name, row in rows.items() if "not isolated" in row["flags"]}
+
+
+@pytest.mark.slow
+def test_honest_students_keep_their_grades_with_no_flag(graded):
+    rows = graded[0]
+    for name in ("a_perfect", "ana maría", "学生", "a_honest_but_unusual"):
+        assert _full(rows[name]) and not _flags(rows[name]) and rows[name]["held"] == "", rows[name]
+    assert not _full(rows["o'brien"]) and not _flags(rows["o'brien"]), rows["o'brien"]
+
+
+@pytest.mark.slow
+def test_no_attack_turns_a_wrong_answer_into_full_marks_without_being_held(graded):
+    rows = graded[0]
+    for name in ATTACKS:
+        row = rows[name]
+        assert row["status"] == "graded", row
+        assert not _full(row) or row["held"] == "yes", f"{name}: full marks and not held: {row}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, says", [
+    ("b_steals", "imports glob"),
+    ("c_network", "imports socket"),
+    ("e_leaves_processes", "imports subprocess"),
+    ("h_patches_while_graded", "writes to torch.allclose"),
+    ("h_ipython_transformer", "get_ipython"),
+])
+def test_what_the_source_reaches_for_is_flagged_with_its_cell_and_held(graded, name, says):
+    """Through the whole path (tests/grader/test_screen.py proves the screen on many more)."""
+    row = graded[0][name]
+    assert any(f.startswith("source: softmax, line ") and says in f for f in _flags(row)), row["flags"]
+    assert row["held"] == "yes"
+
+
+@pytest.mark.slow
+def test_a_held_submission_waits_in_the_formgrader_for_a_person(graded):
+    """nbgrader's own seam: every grade needs manual grading, and the notebook is flagged."""
+    scratch = graded[1]
+    with opened(scratch.db_url, scratch.course_id) as gb:
+        held = {name: all(nb.flagged and all(g.needs_manual_grade for g in nb.grades)
+                          for nb in gb.find_submission(AID, name).notebooks)
+                for name in ("h_patches_while_graded", "b_steals", "a_perfect", "o'brien")}
+    assert held == {"h_patches_while_graded": True, "b_steals": True, "a_perfect": False, "o'brien": False}
+
+
+@pytest.mark.slow
+def test_the_course_and_classmates_cannot_be_read(graded):
+    rows, scratch = graded[0], graded[1]
+    assert "stolen from None" in _printed(scratch, "b_steals"), _printed(scratch, "b_steals")[-300:]
+    assert not _full(rows["b_steals"])
+
+
+@pytest.mark.slow
+def test_a_listener_outside_the_sandbox_hears_nothing(graded):
+    _, scratch, listener, _ = graded
+    assert "no network:" in _printed(scratch, "c_network")
+    assert listener.received == [], "a graded kernel reached the grading machine's loopback"
+
+
+@pytest.mark.slow
+def test_dev_is_private(graded):
+    _, scratch, _, _ = graded
+    printed = _printed(scratch, "d_devices")
+    assert "not planted: Read-only file system" in printed and not os.path.exists(f"/dev/{MARKER}")
+    devices = eval(printed.split("devices ", 1)[1].splitlines()[0])
+    assert not [d for d in devices if d.startswith(("sd", "vd", "nvme", "loop", "dm-", "mem", "kmsg"))], devices
+
+
+@pytest.mark.slow
+def test_the_kernel_is_an_unprivileged_uid_and_gets_none_of_the_graders_environment(graded):
+    printed = _printed(graded[1], "g_who_am_i")
+    assert "who 65534 0000000000000000 None" in printed, printed
+
+
+@pytest.mark.slow
+def test_filled_places_cost_only_their_author_and_say_which_limit(graded):
+    rows, scratch = graded[0], graded[1]
+    row = rows["f_fills_everything"]
+    assert _full(row), "the notebook caught its own errors: its answers still count"
+    for place, option in (("the notebook's folder", "--folder-mb"), ("/tmp", "--tmp-mb"), ("/dev/shm", "--shm-mb")):
+        assert f"filled {place}" in row["detail"] and option in row["detail"], row["detail"]
+    assert "No space left on device" in _printed(scratch, "f_fills_everything")
+
+
+@pytest.mark.slow
+def test_no_process_outlives_its_job_and_each_is_counted_once(graded):
+    rows, leftovers = graded[0], graded[3]
+    assert leftovers == [], f"processes started by student code still run after grading: {leftovers}"
+    assert "processes: 2 left running by the notebook, ended with the job" in _flags(rows["e_leaves_processes"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, says", [
+    ("i_edited_test_source", "test_softmax: source"),
+    ("i_edited_test_metadata", "test_softmax: grade"),
+    ("i_deleted_test_cells", "test_softmax: deleted"),
+    ("i_renamed_test_cells", "'my_test_softmax' is not a cell of this assignment"),
+])
+def test_edited_or_deleted_test_cells_are_restored_graded_and_flagged(graded, name, says):
+    row = graded[0][name]
+    assert row["status"] == "graded" and not _full(row), f"{name}: the restored tests must still catch the answer"
+    assert any(f.startswith("edited graded cell: ") and says in f for f in _flags(row)), row["flags"]
+    assert row["held"] == "yes" and "traceback" not in row["detail"].lower()

@@ -1,0 +1,132 @@
+"""The course's nbgrader preprocessors and the job config that swaps them into nbgrader's lists."""
+import nbformat
+from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, LimitOutput,
+                                    OverwriteCells)
+from traitlets.config import Config
+
+from course_utils.grader.judge.preprocessors import (KeepFirstGradeId, LimitOutputSize, RestoreGradedCells,
+                                               configure_autograde)
+
+
+def _cell(grade_id, source):
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {"grade_id": grade_id, "solution": True,
+                                                                    "grade": False, "locked": False}})
+
+
+def test_keep_first_grade_id_turns_later_copies_into_ordinary_cells():
+    nb = nbformat.v4.new_notebook(cells=[_cell("softmax", "first"), _cell("other", "x"), _cell("softmax", "copy")])
+    nb, _ = KeepFirstGradeId().preprocess(nb, {})
+    assert nb.cells[0].metadata.nbgrader["grade_id"] == "softmax"
+    assert "nbgrader" not in nb.cells[2].metadata, "no empty nbgrader dict left for OverwriteCells to trip on"
+    assert nb.cells[2].source == "copy"
+
+
+def test_limit_output_size_cuts_long_text_and_keeps_short_text():
+    cell = nbformat.v4.new_code_cell("print(...)")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 50),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": "y" * 50}, execution_count=1),
+                    nbformat.v4.new_output("stream", name="stdout", text="short")]
+    limiter = LimitOutputSize(max_chars=10, max_lines=-1)
+    cell, _ = limiter.preprocess_cell(cell, {}, 0)
+    assert cell.outputs[0].text.startswith("x" * 10) and "40 more characters cut" in cell.outputs[0].text
+    assert cell.outputs[1].data["text/plain"].startswith("y" * 10) and len(cell.outputs[1].data["text/plain"]) < 60
+    assert cell.outputs[2].text == "short"
+
+
+def test_configure_autograde_swaps_nbgraders_classes_and_keeps_the_rest():
+    config = configure_autograde(Config(), cell_timeout=17, sockets="/tmp/ag-x/kernel")
+    assert config.Execute.timeout == 17
+    assert config.KernelManager.transport == "ipc" and config.KernelManager.ip == "/tmp/ag-x/kernel", \
+        "the sandboxed kernel has no network: Unix sockets"
+    sanitize, autograde = config.Autograde.sanitize_preprocessors, config.Autograde.autograde_preprocessors
+    assert KeepFirstGradeId in sanitize and DeduplicateIds not in sanitize
+    assert sanitize[0] is ClearOutput and OverwriteCells in sanitize and CheckCellMetadata in sanitize
+    assert sanitize.index(RestoreGradedCells) == sanitize.index(OverwriteCells) - 1
+    assert LimitOutputSize in autograde and LimitOutput not in autograde and autograde[0] is Execute
+    assert config.LimitOutputSize.max_chars > 0
+
+
+def test_configure_autograde_keeps_a_course_configured_list():
+    class Extra(ClearOutput):
+        pass
+
+    config = Config()
+    config.Autograde.sanitize_preprocessors = [Extra, DeduplicateIds]
+    config.Autograde.autograde_preprocessors.append(Extra)   # a lazy "append to nbgrader's list"
+    configure_autograde(config, cell_timeout=5)
+    assert config.Autograde.sanitize_preprocessors == [Extra, KeepFirstGradeId]
+    assert config.Autograde.autograde_preprocessors[-1] is Extra
+    assert LimitOutputSize in config.Autograde.autograde_preprocessors
+
+
+def _gradebook(tmp_path, hidden=False):
+    from nbgrader.api import Gradebook
+
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        gb.add_assignment("a1")
+        gb.add_notebook("a1", "a1")
+        gb.add_source_cell("setup", "a1", "a1", cell_type="code", locked=True, source="import torch")
+        gb.add_source_cell("answer", "a1", "a1", cell_type="code", locked=False, source="raise NotImplementedError")
+        gb.add_solution_cell("answer", "a1", "a1")
+        gb.add_source_cell("test_answer", "a1", "a1", cell_type="code", locked=True, source="assert f() == 1")
+        gb.add_grade_cell("test_answer", "a1", "a1", max_score=2, cell_type="code")
+        if not hidden:
+            return url
+        gb.add_source_cell("hidden_answer", "a1", "a1", cell_type="code", locked=True,
+                           source="# Hidden tests\n### BEGIN HIDDEN TESTS\nassert f() == 2\n### END HIDDEN TESTS\n")
+        gb.add_grade_cell("hidden_answer", "a1", "a1", max_score=1, cell_type="code")
+    return url
+
+
+def test_restore_graded_cells_puts_back_flags_points_and_deleted_cells(tmp_path, monkeypatch):
+    import json
+    import os
+    import sys
+
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])  # alembic
+    report = tmp_path / "report.jsonl"
+    monkeypatch.setenv("COURSE_SANDBOX_REPORT", str(report))
+    answer = _cell("answer", "def f():\n    return 2")
+    disguised = nbformat.v4.new_code_cell("pass", metadata={"nbgrader": {"grade_id": "test_answer", "grade": False,
+                                                                          "locked": False, "solution": True}})
+    stranger = nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": {"grade_id": "made_up", "grade": True,
+                                                                         "points": 100, "locked": True}})
+    nb = nbformat.v4.new_notebook(cells=[answer, disguised, stranger])   # the setup cell was deleted
+    resources = {"nbgrader": {"db_url": _gradebook(tmp_path), "notebook": "a1", "assignment": "a1"}}
+    nb, _ = RestoreGradedCells().preprocess(nb, resources)
+    meta = nb.cells[2].metadata.nbgrader
+    assert nb.cells[0].source == "import torch" and nb.cells[0].metadata.nbgrader["locked"], "the setup is back"
+    assert meta["grade"] and meta["locked"] and not meta["solution"] and meta["points"] == 2
+    assert "nbgrader" not in nb.cells[3].metadata, "an id the assignment does not have is an ordinary cell"
+    found = [json.loads(line)["detail"] for line in report.read_text().splitlines()]
+    assert any("test_answer" in f and "grade" in f for f in found) and any("setup: deleted" in f for f in found)
+    assert any("made_up" in f for f in found)
+    nb, _ = RestoreGradedCells().preprocess(nb, resources)
+    assert len(report.read_text().splitlines()) == len(found), "a notebook as released needs no repair"
+
+
+def _locked(grade_id, source, points):
+    return nbformat.v4.new_code_cell(source, metadata={"nbgrader": {"grade_id": grade_id, "grade": True,
+                                                                    "points": points, "locked": True,
+                                                                    "solution": False}})
+
+
+def test_restore_graded_cells_reports_a_test_whose_source_was_edited(tmp_path, monkeypatch):
+    """OverwriteCells puts an edited test back silently; the edit is evidence, so it is reported."""
+    import json
+    import os
+    import sys
+
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])  # alembic
+    report = tmp_path / "report.jsonl"
+    monkeypatch.setenv("COURSE_SANDBOX_REPORT", str(report))
+    setup = nbformat.v4.new_code_cell("import torch  ", metadata={"nbgrader": {"grade_id": "setup", "locked": True,
+                                                                               "grade": False, "solution": False}})
+    released = _locked("hidden_answer", "# Hidden tests\n", 1)  # as the release has it: the hidden part taken out
+    cells = [setup, _cell("answer", "def f():\n    return 2"), _locked("test_answer", "pass  # assert f() == 1", 2),
+             released]
+    resources = {"nbgrader": {"db_url": _gradebook(tmp_path, hidden=True), "notebook": "a1", "assignment": "a1"}}
+    RestoreGradedCells().preprocess(nbformat.v4.new_notebook(cells=cells), resources)
+    found = [json.loads(line)["detail"] for line in report.read_text().splitlines()]
+    assert found == ["test_answer: source put back as the assignment has them"], found
