@@ -142,13 +142,15 @@ def python_folders() -> list[str]:
     """
     import sysconfig
 
+    import course_utils
+
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     folders = set(prefixes) | {os.path.realpath(p) for p in sysconfig.get_paths().values() if p}
     for entry in sys.path:
         real = os.path.realpath(entry) if entry else ""
         if real and ("site-packages" in real or "dist-packages" in real or real.startswith(tuple(prefixes))):
             folders.add(real)
-    folders.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # course_utils/
+    folders.add(os.path.dirname(os.path.abspath(course_utils.__file__)))  # course_utils/
     folders.add(os.path.dirname(os.path.realpath(sys.executable)))
     existing = sorted(f for f in folders if os.path.exists(f) and f != "/usr" and not f.startswith(("/usr/", "/proc/")))
     return [f for f in existing if not any(f.startswith(os.path.join(o, "")) for o in existing if o != f)]
