@@ -4,6 +4,19 @@ Their messages teach: they name the property that failed and hint at the usual c
 and never print the values the test expected (which would hand out the answer).
 They compare through functions captured in `course_utils.trusted`, so answer cells
 that monkeypatch torch cannot make a check pass.
+
+A test cell runs in two places. In the student's kernel (running the notebook, Validate) it runs
+as written. When the notebook is graded it runs in the grader's own process, which reaches the
+student's objects in the graded kernel through `course_utils.grader.judge.verdicts` and decides the
+verdict there; the grader then sets `_remote` here (its own copy of this module: the student's
+kernel never has one) and three functions behave accordingly:
+
+- `generator(seed)`: the inputs a test draws; when graded, the seed is mixed with a secret of the
+  course and the submission, so that inputs are drawn per submission;
+- `in_kernel(obj)`: a provided function or class that must run where the student's code runs (a
+  model handed to `greedy_decode`, a context that watches a call); here, the object itself;
+- `forbidden(...)`: the exercise's forbidden shortcuts (`shortcuts`), recognised by identity at
+  run time, in the kernel whatever name the student's code used.
 """
 from __future__ import annotations
 
@@ -16,10 +29,64 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from course_utils.notebook import tracing, trusted
+from course_utils.notebook import shortcuts, tracing, trusted
 
 if TYPE_CHECKING:
     import torch
+
+# Set by the grader in its own process while it judges a test cell (never in a student's kernel):
+# the link to the graded kernel, and the secret that makes each submission's inputs its own.
+_remote = None
+_salt: bytes | None = None
+
+
+def generator(seed: int) -> torch.Generator:
+    """A torch.Generator for a test's inputs: seeded with `seed` here, with `seed` and the submission's
+    secret when graded (so that a submission cannot be fitted to fixed inputs)."""
+    import hashlib
+
+    import torch
+
+    if _salt is not None:
+        seed = int.from_bytes(hashlib.sha256(_salt + str(seed).encode()).digest()[:7], "big")
+    return torch.Generator().manual_seed(seed)
+
+
+def in_kernel(obj: object) -> object:
+    """`obj` (a function or class of a provided cell, or of torch or functools) as the kernel has it.
+
+    In the student's kernel that is `obj` itself. When the grader judges the test, calling the result
+    runs the kernel's own `obj` there and returns what it returns (data, or the kernel's object):
+    use it for what the student's code must be handed (a model, a layer factory, a context that
+    watches a call), and build the test's own reference without it.
+    """
+    if _remote is None:
+        return obj
+    return _remote.kernel_name(obj)
+
+
+@contextlib.contextmanager
+def forbidden(*names: str, message: str) -> Iterator[None]:
+    """Fail with `message` if the student's code calls one of `names` (groups of `shortcuts`, or dotted
+    paths) inside the block, however it reaches it (an alias, `trusted`, torch's own modules calling it).
+
+    Such a call raises inside the student's code; the block then fails with `message`, also when the
+    student's code caught that exception. Keep the test's own reference computations outside the block.
+    """
+    used: list[str] = []
+    watch = _remote.forbidden(shortcuts.paths(*names)) if _remote is not None else \
+        shortcuts.watching(names, used)
+    try:
+        with watch as found:
+            if found is not None:
+                used = found
+            yield
+    except Exception:
+        if used:
+            raise AssertionError(message) from None
+        raise
+    if used:
+        raise AssertionError(message)
 
 
 def testing(exercise: str) -> None:
@@ -157,9 +224,10 @@ def call(what: str, function: Callable, *args: object, hint: str = "") -> object
             return function(*args)
     except Exception as error:  # noqa: BLE001  (any bug of the answer is the student's to see)
         said = str(error).rstrip(". ")  # torch's own messages often end with a full stop already
-        frame = tracing.student_frame(error.__traceback__)
-        at = f" ({tracing.student_line(frame)})" if frame is not None else ""
-        raise AssertionError(f"{what} raised {type(error).__name__}: {said}{at}. {hint}".rstrip(". ") + ".") from None
+        line = tracing.where(error)
+        at = f" ({line})" if line else ""
+        name = getattr(error, "remote_type", "") or type(error).__name__
+        raise AssertionError(f"{what} raised {name}: {said}{at}. {hint}".rstrip(". ") + ".") from None
 
 
 def flat_bools(values: object) -> list[bool]:

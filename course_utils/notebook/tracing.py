@@ -93,13 +93,22 @@ def _after_cell(result: object) -> None:
 
 def uses(exercise: str, namespace: dict) -> list[str]:
     """The other tested exercises that `exercise`'s code refers to, directly or through helpers."""
+    return refers_to(exercise, namespace, _failed)
+
+
+def refers_to(exercise: str, namespace: dict, tested: object) -> list[str]:
+    """Those of `tested` (names) that `exercise`'s code refers to, directly or through the helpers it calls.
+
+    The grader asks the graded kernel this (`probe`), whose namespace holds the student's code, with
+    the exercises whose tests it has judged so far.
+    """
     seen, found, todo = {exercise}, [], [exercise]
     while todo:
         for name in sorted(_global_names(namespace.get(todo.pop()))):
             if name in seen or name not in namespace:
                 continue
             seen.add(name)
-            if name in _failed:
+            if name in tested:
                 found.append(name)
             if _written_in_a_cell(namespace[name]):
                 todo.append(name)
@@ -179,19 +188,35 @@ def _qualname(code: types.CodeType) -> str:
 
 
 def raised_message(error: BaseException, tb: types.TracebackType | None) -> str | None:
-    """What to say about an exception raised in the student's code, or None when it did not come from there."""
+    """What to say about an exception raised in the student's code, or None when it did not come from there.
+
+    An exception raised in the graded kernel while the grader judged a test (see `probe`) carries
+    the line the kernel traced there (`student_line`, `owner`) instead of frames.
+    """
     frame = student_frame(tb)
-    if frame is None:
+    line, owner = getattr(error, "student_line", None), getattr(error, "owner", None)
+    if frame is None and not line:
         return None
+    if frame is not None:
+        line, owner = student_line(frame), _qualname(frame.tb_frame.f_code)
     said = str(error).strip().rstrip(".")
     if isinstance(error, NotImplementedError):
-        owner = _qualname(frame.tb_frame.f_code).split(".")[0]
-        return f"{owner} is not answered yet: its answer cell still raises NotImplementedError"
+        return f"{str(owner).split('.')[0]} is not answered yet: its answer cell still raises NotImplementedError"
     hint = ""
     if isinstance(error, RuntimeError) and re.search(r"\bsize\b|\bshape\b|dimension", said):
         hint = (" Print the shapes of the tensors on that line and compare them with the shapes the "
                 "exercise's docstring gives.")
-    return f"{type(error).__name__} ({said}) was raised {student_line(frame)}.{hint}"
+    return f"{_error_name(error)} ({said}) was raised {line}.{hint}"
+
+
+def _error_name(error: BaseException) -> str:
+    return getattr(error, "remote_type", "") or type(error).__name__
+
+
+def where(error: BaseException) -> str | None:
+    """ "in softmax, line 3 of its cell: `...`" for an exception the student's code raised, else None."""
+    frame = student_frame(error.__traceback__)
+    return student_line(frame) if frame is not None else getattr(error, "student_line", None)
 
 
 def broken_dependency(exercise: str, namespace: dict) -> str | None:

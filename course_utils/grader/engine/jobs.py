@@ -16,6 +16,7 @@ import atexit
 import functools
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -71,13 +72,14 @@ class GradeJob:
     limits: Limits = field(default_factory=Limits)
     work_dir: str | None = None   # where the private root is made; None: the system's temporary folder
     release: bytes = b""          # the released notebook (what the student started from), for the source screen
+    salt: str = ""                # hex: the secret its test inputs are drawn with (pipeline.submission_salt)
 
 
 # Appended to the course's own config in the private root (after RELOCATED_CONFIG): the
 # course's preprocessor lists get the grader's repairs and limits.
 JOB_CONFIG = '''
 from course_utils.grader.judge.preprocessors import configure_autograde as _configure_autograde
-_configure_autograde(c, cell_timeout={cell_timeout}, sockets={sockets!r})
+_configure_autograde(c, cell_timeout={cell_timeout}, sockets={sockets!r}, salt={salt!r})
 '''
 
 
@@ -331,7 +333,8 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
             record: GradeRecord, next_assignment: Callable[[], str | None] | None = None) -> None:
     aid, student = job.assignment, job.student
     (private / "nbgrader_config.py").write_text(job.config + RELOCATED_CONFIG + JOB_CONFIG.format(
-        cell_timeout=job.limits.cell_seconds, sockets=os.path.join(sockets, "kernel")))
+        cell_timeout=job.limits.cell_seconds, sockets=os.path.join(sockets, "kernel"),
+        salt=job.salt or secrets.token_hex(16)))
     (private / "gradebook.db").write_bytes(job.gradebook)
     coursedir = load_coursedir(private)
     submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, aid)) / f"{aid}.ipynb"

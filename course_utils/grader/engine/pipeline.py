@@ -10,11 +10,13 @@ merges each finished job into the gradebook, the journal and autograded/. It ret
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import json
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -248,6 +250,7 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
         return [records[s, aid] for aid in ids for s in everyone if (s, aid) in records]
 
     write_csv(ordered(), report, order=known)  # what is known before grading: missing, unchanged
+    secret = course_secret(course)
     # Workers on this machine make their private roots in jobs_dir (a kernel sees only its own);
     # workers elsewhere in their own temporary folder.
     work_dir = str(jobs_dir) if scheduler in (None, "local") else None
@@ -255,8 +258,9 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
     def jobs() -> Iterator[GradeJob]:  # made as workers free up: the bytes of a few submissions at a time
         for sub in todo:
             made = templates[sub.aid]
-            yield GradeJob(sub.aid, sub.student, sub.path.read_bytes(), made.gradebook, config, limits, work_dir,
-                           made.release)
+            notebook = sub.path.read_bytes()
+            yield GradeJob(sub.aid, sub.student, notebook, made.gradebook, config, limits, work_dir,
+                           made.release, submission_salt(secret, notebook))
 
     if scheduler is not None:
         results = schedulers.run_dask(jobs(), workers, scheduler)
@@ -288,6 +292,27 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
             r.score, r.late_submission_penalty, r.timestamp = now[r.student_id, r.assignment]
     write_csv(final, report, order=known, stored=now)
     return final
+
+
+def course_secret(course: Course) -> bytes:
+    """The course's grading secret (build/grading/secret, made once, readable by the grader's account only).
+
+    Test inputs are drawn from it and each submission's bytes (`submission_salt`): a student who reads
+    every test (the course's code is public) still cannot know the inputs their notebook will get.
+    """
+    path = course.build("grading", "secret")
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError), open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600),
+                                                        "wb") as handle:
+            handle.write(secrets.token_bytes(32))
+    return path.read_bytes()
+
+
+def submission_salt(secret: bytes, notebook: bytes) -> str:
+    """The secret a submission's test inputs are drawn with: the same for the same notebook (a regrade
+    gives the same grade), another for any other."""
+    return hashlib.sha256(secret + hashlib.sha256(notebook).digest()).hexdigest()[:32]
 
 
 def path_hint(course: Course, student: str, aid: str) -> str:

@@ -8,14 +8,15 @@ preprocessor per module, as nbgrader's own. What they repair is written to the j
 """
 from __future__ import annotations
 
-from nbgrader.preprocessors import DeduplicateIds, LimitOutput, OverwriteCells
+from nbgrader.preprocessors import DeduplicateIds, Execute, LimitOutput, OverwriteCells
 from traitlets.config import Config
 
+from course_utils.grader.judge.preprocessors.execute_verdicts import ExecuteVerdicts
 from course_utils.grader.judge.preprocessors.keep_first_grade_id import KeepFirstGradeId
 from course_utils.grader.judge.preprocessors.limit_output_size import LimitOutputSize
 from course_utils.grader.judge.preprocessors.restore_graded_cells import RestoreGradedCells
 
-__all__ = ["KeepFirstGradeId", "LimitOutputSize", "RestoreGradedCells", "configure_autograde"]
+__all__ = ["ExecuteVerdicts", "KeepFirstGradeId", "LimitOutputSize", "RestoreGradedCells", "configure_autograde"]
 
 
 def _swapped(config: Config, trait: str, swaps: dict[type, type]) -> list:
@@ -31,10 +32,13 @@ def _swapped(config: Config, trait: str, swaps: dict[type, type]) -> list:
 
 
 def configure_autograde(config: Config, cell_timeout: int, sockets: str = "", max_lines: int = 200,
-                        max_traceback: int = 40, max_chars: int = 20_000) -> Config:
-    """Set up `config` (a job's `c`) for grading: time limit per cell, repairs, output limits, and
-    the kernel reached over Unix sockets at `sockets`-N (the sandboxed kernel has no network)."""
+                        max_traceback: int = 40, max_chars: int = 20_000, salt: str = "") -> Config:
+    """Set up `config` (a job's `c`) for grading: time limit per cell, repairs, output limits, the
+    kernel reached over Unix sockets at `sockets`-N (the sandboxed kernel has no network), and test
+    cells judged in the grader (ExecuteVerdicts) with inputs drawn from `salt` (hex)."""
     config.Execute.timeout = cell_timeout
+    config.ExecuteVerdicts.salt = salt
+    config.KernelManager.client_class = "course_utils.grader.judge.preprocessors.execute_verdicts.CappedKernelClient"
     if sockets:
         config.KernelManager.transport = "ipc"
         config.KernelManager.ip = sockets
@@ -47,7 +51,7 @@ def configure_autograde(config: Config, cell_timeout: int, sockets: str = "", ma
         sanitize.insert(sanitize.index(OverwriteCells), RestoreGradedCells)
     config.Autograde.sanitize_preprocessors = sanitize
     config.Autograde.autograde_preprocessors = _swapped(config, "autograde_preprocessors",
-                                                        {LimitOutput: LimitOutputSize})
+                                                        {LimitOutput: LimitOutputSize, Execute: ExecuteVerdicts})
     # Megabytes of output stay in the student's kernel, not in the gradebook or feedback.
     config.LimitOutputSize.max_lines = max_lines
     config.LimitOutputSize.max_traceback = max_traceback

@@ -1,0 +1,122 @@
+"""nbgrader's Execute, with every test cell judged in the grader instead of run in the student's kernel.
+
+For instructors: nbgrader gives a test cell its points when its outputs hold no error, and the
+outputs come from the kernel that ran the student's code, which could therefore skip a test,
+filter its failure out, or print the hidden tests into the notebook. This preprocessor runs the
+notebook's other cells in the kernel as nbgrader does, and each graded test cell in the grader's
+own process (`verdicts.cell.judge`), whose outputs it writes itself before nbgrader records the
+grades: the gradebook, the formgrader, manual grading, feedback and export see an ordinary graded
+notebook. Cell tags (`skip-execution`) do not apply to test cells.
+
+It also caps each cell's output while it is collected rather than after (nbgrader's LimitOutput
+runs only once the notebook has run): a cell's outputs stop growing at `max_output_chars`, and the
+kernel's messages on the iopub channel are refused beyond `max_message_bytes` by the socket itself
+(`CappedKernelClient`), so that a flood of printing cannot fill the grader's memory.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import nbformat
+import zmq
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_core.utils import run_sync
+from nbclient.exceptions import DeadKernelError
+from nbconvert.exporters.exporter import ResourcesDict
+from nbformat import NotebookNode
+from nbgrader import utils
+from nbgrader.preprocessors import Execute
+from traitlets import Integer, Unicode
+
+from course_utils.grader.judge.sandbox import record
+from course_utils.grader.judge.verdicts.cell import Notebook, judge
+from course_utils.grader.judge.verdicts.channel import CellTimeout, Channel, KernelLost
+
+MAX_MESSAGE_BYTES = 32 << 20
+
+
+class CappedKernelClient(AsyncKernelClient):
+    """jupyter_client's client, whose iopub socket refuses any one message over MAX_MESSAGE_BYTES.
+
+    ZMQ_MAXMSGSIZE must be set before the socket connects, so the socket is made here as
+    jupyter_client makes it (ConnectionFileMixin._create_connected_socket), with the option first.
+    """
+
+    def _create_connected_socket(self, channel: str, identity: bytes | None = None) -> zmq.Socket:
+        if channel != "iopub" or self.curve_publickey is not None:
+            return super()._create_connected_socket(channel, identity)
+        socket = self.context.socket(zmq.SUB)
+        socket.linger = 1000
+        socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        if identity:
+            socket.identity = identity
+        socket.connect(self._make_url(channel))
+        return socket
+
+
+class ExecuteVerdicts(Execute):
+    """Execute, except that graded test cells are judged in the grader (see the module docstring)."""
+
+    salt = Unicode("", help="hex: the secret this submission's test inputs are drawn with").tag(config=True)
+    max_output_chars = Integer(200_000, help="characters of output kept per cell while it runs").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: ResourcesDict | None = None,
+                   km: object = None) -> tuple[NotebookNode, ResourcesDict]:
+        salt = bytes.fromhex(self.salt) if self.salt else os.urandom(16)
+        self._notebook = Notebook(salt)
+        self._channel: Channel | None = None
+        self._printed: dict[int, int] = {}
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            if self._channel is not None:
+                self._channel.close()
+
+    def preprocess_cell(self, cell: NotebookNode, resources: ResourcesDict,
+                        index: int) -> tuple[NotebookNode, ResourcesDict]:
+        meta = cell.metadata.get("nbgrader", {}) if cell.cell_type == "code" else {}
+        if meta.get("grade") and not meta.get("solution"):
+            self._check_assign_resources(resources)
+            self._judge(cell)
+            return cell, self.resources
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        if meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
+            self._notebook.define(cell.source)
+        return cell, resources
+
+    def _judge(self, cell: NotebookNode) -> None:
+        if self._channel is None:
+            self._channel = Channel(self.km.get_connection_info(), run_sync(self.km.is_alive))
+        seconds = float(self.timeout or 600)
+        try:
+            verdict = judge(cell.source, str(cell.metadata.nbgrader.get("grade_id", "")), self._notebook,
+                            self._channel, seconds)
+            outputs = verdict.outputs
+        except CellTimeout:
+            run_sync(self.km.interrupt_kernel)()
+            self._channel.wait_for_end(10.0)
+            record("timeout", str(cell.metadata.nbgrader.get("grade_id", "")))
+            message = (f"the test ran longer than the grader's time limit per cell ({int(seconds)} s): "
+                       "an endless loop, or very slow code?")
+            outputs = [{"output_type": "error", "ename": "CellTimeoutError", "evalue": message,
+                        "traceback": [f"CellTimeoutError: {message}"]}]
+        except KernelLost:
+            raise DeadKernelError("Kernel died") from None
+        cell.outputs = [nbformat.from_dict(output) for output in outputs]
+        cell.execution_count = None
+
+    def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> NotebookNode | None:
+        """Keep a cell's output while it stays under max_output_chars; say once where it was cut."""
+        used = self._printed.get(cell_index, 0)
+        if used > self.max_output_chars:
+            return None
+        size = len(json.dumps(msg.get("content", {}), default=str))
+        self._printed[cell_index] = used + size
+        if used + size > self.max_output_chars:
+            record("output", cell_index)
+            note = nbformat.v4.new_output("stream", name="stdout", text=(
+                f"\n... [output cut by the grader: this cell printed more than {self.max_output_chars} characters]\n"))
+            outs.append(note)
+            return note
+        return super().output(outs, msg, display_id, cell_index)
