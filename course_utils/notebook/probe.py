@@ -247,6 +247,9 @@ class _Server:
 
     def encode_outputs(self, result: object, outputs: list) -> object:
         """`result` as data; each tensor in it that carries a gradient is numbered ("bw") for backward."""
+        if type(result) is _Kept:
+            value = result.value
+            return self.reference(value) if _isinstance(value, (list, dict, set)) else self.encode_outputs(value, outputs)
         def ship(tensor: torch.Tensor) -> dict:
             extra = self.ship(tensor)
             if tensor.requires_grad and tensor.grad_fn is not None or tensor.requires_grad and self.is_argument(tensor):
@@ -337,8 +340,9 @@ class _Server:
         return bool(_isinstance(obj, cls)) if _isinstance(cls, type) else False
 
     def op_enter(self, request: dict, used: list[str]) -> dict:
+        """`with obj as found:` -- a container `found` stays here (a record the block fills in as it runs)."""
         obj = self.table.get(request.get("object"))
-        return self.run_call(request, used, lambda args: obj.__enter__())
+        return self.run_call(request, used, lambda args: _Kept(obj.__enter__()))
 
     def op_exit(self, request: dict, used: list[str]) -> dict:
         obj = self.table.get(request.get("object"))
@@ -376,6 +380,13 @@ class _Server:
         """Which of the tested exercises `exercise`'s code refers to (tracing: "fix X first")."""
         exercise, tested = str(request.get("exercise")), [str(n) for n in request.get("tested", [])]
         return tracing.refers_to(exercise, self.namespace, tested)
+
+
+class _Kept:
+    """A value to be sent as a reference if it is a container (see op_enter)."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
 
 
 def _flat(value: object) -> list:

@@ -118,7 +118,7 @@ class Encoder:
         if kind is complex:
             return {"t": "complex", "v": [repr(value.real), repr(value.imag)]}
         if isinstance(value, torch.Tensor) and not value.is_sparse and value.layout == torch.strided \
-                and value.dtype in DTYPES.values() and value.device.type != "meta":
+                and value.dtype in DTYPES.values():
             return self.tensor(value)
         if kind is torch.Size:
             return {"t": "size", "v": list(value)}
@@ -141,12 +141,13 @@ class Encoder:
         return self.reference(value)
 
     def tensor(self, value: torch.Tensor) -> dict:
-        size = value.numel() * value.element_size()
+        size = 0 if value.device.type == "meta" else value.numel() * value.element_size()
         self.used += size
         if self.used > self.limit:
             raise WireError(f"over {self.limit >> 20} MB of tensors in one message")
         out = {"t": "tensor", "dtype": dtype_name(value.dtype), "shape": list(value.shape),
-               "device": str(value.device), "rg": bool(value.requires_grad), "data": b64(tensor_bytes(value)),
+               "device": str(value.device), "rg": bool(value.requires_grad),
+               "data": "" if value.device.type == "meta" else b64(tensor_bytes(value)),
                "cls": _qualified(type(value))}
         if self.tensor_extra is not None:
             out.update(self.tensor_extra(value))
@@ -240,6 +241,12 @@ class Decoder:
         return value
 
     def tensor(self, data: dict) -> object:
+        if data.get("device") == "meta":   # a tensor with a shape and a dtype and no values
+            shape = data.get("shape")
+            if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
+                raise WireError("a tensor's shape is not a list of sizes")
+            tensor = torch.empty(shape, dtype=_dtype(data.get("dtype")), device="meta")
+            return self.tensor_hook(tensor, data) if self.tensor_hook is not None else tensor
         remaining = self.limit - self.used
         tensor = tensor_from(data, remaining)
         self.used += tensor.numel() * tensor.element_size()
