@@ -33,6 +33,7 @@ reference the tests compare the shared grading with.
 from __future__ import annotations
 
 import ast
+import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable
@@ -159,6 +160,11 @@ def _grade(course: Course, ids: list[str], hand_in: Callable[[str, NotebookNode,
            dict[str, NotebookNode]], workers: int, progress: bool) -> dict[tuple[str, str], GradeRecord]:
     with tempfile.TemporaryDirectory(prefix="course-catalogue-") as tmp:
         scratch = write_class(course, ids, Path(tmp), hand_in)
+        # The same test inputs on every run, so that a verdict holds on a rerun; another secret
+        # (COURSE_CATALOGUE_SECRET) draws other inputs, which every verdict must survive too.
+        secret = scratch.build("grading", "secret")
+        secret.parent.mkdir(parents=True, exist_ok=True)
+        secret.write_bytes(os.environ.get("COURSE_CATALOGUE_SECRET", "the course catalogue").encode())
         return {(r.student_id, r.assignment): r
                 for r in autograde(scratch, ids, workers=workers, force=True, progress=progress)}
 
