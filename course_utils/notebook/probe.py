@@ -88,13 +88,13 @@ class _Table:
             self.shipped.pop(number, None)
 
     def remember(self, number: int, tensor: torch.Tensor) -> None:
-        grad = tensor.grad
+        grad = tensor.grad if tensor.is_leaf else None
         self.shipped[number] = (tensor, _version(tensor), id(grad), _version(grad) if grad is not None else -1,
                                 bool(tensor.requires_grad))
 
 
 def _state(tensor: torch.Tensor) -> tuple:
-    grad = tensor.grad
+    grad = tensor.grad if tensor.is_leaf else None   # (a non-leaf's .grad is always None, and warns)
     return _version(tensor), id(grad), _version(grad) if grad is not None else -1, bool(tensor.requires_grad)
 
 
@@ -166,7 +166,7 @@ class _Server:
         number = self.table.handle(tensor)
         self.table.remember(number, tensor)
         extra["id"] = number
-        grad = tensor.grad
+        grad = tensor.grad if tensor.is_leaf else None
         if grad is not None and _isinstance(grad, _Tensor):
             extra["grad"] = wire.Encoder(self.reference, None, MAX_REPLY).tensor(grad)
         return extra
