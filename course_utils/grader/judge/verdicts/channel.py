@@ -50,7 +50,7 @@ class Channel:
                                                                                       "hmac-sha256"))
         self.context = zmq.Context()
         self.alive = alive
-        self.shell = self._socket(connection, "shell_port", None)
+        self.shell = self._socket(connection, "shell_port", 16 << 20)   # replies here are small: an execute_reply
         self.stdin = self._socket(connection, "stdin_port", max_bytes)
         self.request_id: str | None = None
         self.deadline = float("inf")
