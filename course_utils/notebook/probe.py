@@ -44,7 +44,7 @@ MAX_REPLY = 256 << 20      # bytes of tensors in one reply
 _dumps, _loads = json.dumps, json.loads
 _get_rng_state, _set_rng_state = torch.get_rng_state, torch.set_rng_state
 _set_grad_enabled = torch.set_grad_enabled
-_backward = torch.autograd.backward
+_tensor_backward = torch.Tensor.backward
 _Tensor = torch.Tensor
 _version = torch.Tensor._version.__get__
 _isinstance, _getattr, _setattr, _delattr, _len, _iter = (builtins.isinstance, builtins.getattr, builtins.setattr,
@@ -369,8 +369,12 @@ class _Server:
         for tensor in inputs:
             tensor.grad = None
         if pairs:
-            with self.context(request.get("ctx") or {"grad": True}, used):
-                _backward([o for o, _ in pairs], [g for _, g in pairs], retain_graph=True)
+            with self.context({**(request.get("ctx") or {}), "grad": True}, used):
+                # sum(output * its gradient) has exactly the gradients torch.autograd.backward(outputs, grads)
+                # gives (real tensors), without the seconds that call spends importing torch.fx the first
+                # time it is given gradients.
+                total = _sum_of([(o * g.to(o.dtype)).sum() for o, g in pairs])
+                _tensor_backward(total, retain_graph=True)
         found = [t.grad for t in inputs]
         for tensor in inputs:
             tensor.grad = None
@@ -387,6 +391,13 @@ class _Kept:
 
     def __init__(self, value: object) -> None:
         self.value = value
+
+
+def _sum_of(terms: list[torch.Tensor]) -> torch.Tensor:
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
 
 
 def _flat(value: object) -> list:
