@@ -53,6 +53,21 @@ THROUGH_VALUES = [
     ("a module reached by a name of its own", "import torch as t2\nt2.allclose = len", "writes to t2.allclose"),
     ("a class in a dict", "classes = {'t': torch.Tensor}\nclasses['t'].sum = len", "uses the class torch.Tensor"),
     ("a provided object written", "session.fast = False", "the notebook provides session"),
+    ("a provided object kept in an object of its own", "class Box:\n    pass\nb = Box()\nb.s = session\n"
+     "b.s.fast = False", "the notebook provides session"),
+    ("a provided object kept in a dict", "d = {}\nd['s'] = session\nd['s'].fast = False",
+     "the notebook provides session"),
+    ("a provided object kept in a list", "box = []\nbox.append(session)\nbox.pop().fast = False",
+     "the notebook provides session"),
+    ("a provided object kept in a heap", "import heapq\nh = []\nheapq.heappush(h, (0, session))\n"
+     "h[0][1].fast = False", "the notebook provides session"),
+    ("a provided object kept in a buffer", "class M(nn.Module):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.register_buffer('s', session)\n\n    def f(self):\n"
+     "        self.s.fast = False", "the notebook provides session"),
+    ("a provided object kept in an array", "import numpy as np\narr = np.array([session], dtype=object)\n"
+     "arr[0].fast = False", "writes to arr[0].fast"),
+    ("a provided object picked by an itemgetter", "import operator\noperator.itemgetter(0)([session]).fast = False",
+     "the screen cannot follow"),
     ("a provided object written through self under another name",
      "class Box:\n    def keep(self, thing):\n        me = self\n        me.thing = thing\n\n"
      "    def spoil(self):\n        self.thing.fast = False", "thing is a parameter"),

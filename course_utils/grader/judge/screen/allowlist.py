@@ -58,6 +58,11 @@ CONTAINERS = frozenset({
     "builtins.zip", "builtins.enumerate", "builtins.reversed", "builtins.sorted", "builtins.filter", "builtins.map",
     "copy.copy", "collections.deque", "collections.OrderedDict", "collections.ChainMap", "random.sample",
     "heapq.nlargest", "heapq.nsmallest", "heapq.merge"})
+# Functions that make callables (an itemgetter, a partial): what calling those returns is not followed.
+MAKES_CALLABLES = frozenset({"operator.itemgetter", "operator.attrgetter", "operator.methodcaller", "functools.partial",
+                             "functools.partialmethod"})
+# Packages whose every function may return a container of its arguments (numpy's arrays of objects).
+CONTAINER_PACKAGES = ("numpy.",)
 PICKS = frozenset({"builtins.next", "builtins.min", "builtins.max", "random.choice", "heapq.heappop",
                    "heapq.heappushpop", "heapq.heapreplace", "functools.reduce", "operator.getitem",
                    "contextlib.nullcontext", "typing.cast"})

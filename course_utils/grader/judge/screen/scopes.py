@@ -71,6 +71,12 @@ class Binding:
     atoms: frozenset[Atom] = frozenset()
 
 
+# Methods and functions that put their arguments into a container (the receiver, or the first argument).
+PUTS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "extendleft",
+                  "put", "put_nowait"})
+PUTS_INTO_FIRST = frozenset({"heappush", "heappushpop", "heapreplace", "insort", "insort_left", "insort_right"})
+
+
 @dataclass
 class AttributeBinding:
     """`<base>.attr = expr` (or `setattr(base, "attr", expr)`): what the student's objects hold, where
@@ -89,6 +95,7 @@ class Builder(ast.NodeVisitor):
         self.scope_of: dict[ast.AST, Scope] = {}
         self.bindings: list[Binding] = []
         self.attribute_bindings: list[AttributeBinding] = []
+        self.item_bindings: list[tuple[ast.AST, ast.AST]] = []  # (container, what is put into it)
         self.attributes: set[str] = set()          # attribute names the student's code sets or defines
         self.functions: dict[ast.AST, Scope] = {}  # a def or lambda node -> its scope
         self.setattrs: list[ast.Call] = []          # setattr calls: the names they give are read later
@@ -116,6 +123,8 @@ class Builder(ast.NodeVisitor):
                     self.bind(element, "element" if how in ("value", "element") else how, expr)
         elif isinstance(target, ast.Starred):
             self.bind(target.value, "rest", expr)
+        elif isinstance(target, ast.Subscript) and expr is not None:
+            self.item_bindings.append((target.value, expr))
         elif isinstance(target, ast.Attribute):
             self.attributes.add(target.attr)
             if expr is not None and how == "value":
@@ -324,3 +333,9 @@ class Builder(ast.NodeVisitor):
                                                                "register_module") \
                 and isinstance(first, ast.Constant) and isinstance(first.value, str):
             self.attributes.add(first.value)
+            if len(node.args) > 1:
+                self.attribute_bindings.append(AttributeBinding(func.value, first.value, node.args[1]))
+        elif isinstance(func, ast.Attribute) and func.attr in PUTS:
+            self.item_bindings += [(func.value, arg) for arg in (*node.args, *(k.value for k in node.keywords))]
+        elif first is not None and getattr(func, "attr", getattr(func, "id", "")) in PUTS_INTO_FIRST:
+            self.item_bindings += [(first, arg) for arg in node.args[1:]]

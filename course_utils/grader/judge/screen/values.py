@@ -6,7 +6,9 @@ student made, and a finding when `T` is a parameter (the caller may pass `torch.
 or what an unknown call returns; `f(x)` with `f = trusted.softmax` calls torch's softmax. Each
 expression gets the set of things (`scopes.Atom`) its value may be, from the bindings `scopes`
 records, joined over the whole submission until nothing changes: a name's value is everything it
-is ever bound to, in any cell, so that no order of running the cells escapes it. A module reached
+is ever bound to, in any cell, so that no order of running the cells escapes it; what a container
+holds (a literal's elements, `d[k] = v`, `lst.append(v)`) and what the student's objects hold
+(`self.x = v`, `box.x = v`, by attribute name) come back out of them. A module reached
 through an attribute is looked up on the allowlist (`checks.os` is not on it, whatever `checks` is
 called); what is not on it is followed no further (the rules report reaching it).
 """
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
 
 Value = frozenset[Atom]
 EMPTY: Value = frozenset()
-SELF_ATOM = Atom(SELF)
+MADE_BY_STUDENT = frozenset({OWN, SELF, CODE})   # the kinds of what the student made, whose attributes are theirs
 # What IPython puts in a notebook's namespace besides the builtins: its record of the cells run (the
 # tests' among them) and its machinery.
 IPYTHON_NAMES = re.compile(r"^(In|Out|_ih|_oh|_dh|_i|_ii|_iii|_i\d+|_\d+|_|__|___|get_ipython|exit|quit)$")
@@ -75,7 +77,8 @@ class Analysis:
             self.attributes |= set(names)
             self.attribute_bindings += [AttributeBinding(call.args[0], name, call.args[2]) for name in names]
         self.values: dict[tuple[Scope, str], Value] = {}
-        self.self_attrs: dict[str, Value] = {}
+        self.object_attrs: dict[str, Value] = {}   # what the student's objects hold, by attribute name
+        self.item_bindings = builder.item_bindings
         self.settled = False
         self._memo: dict[ast.AST, Value] = {}
         self._settle()
@@ -201,10 +204,8 @@ class Analysis:
                     found.add(Atom(API, allowlist.resolve(path)))
                 else:
                     found.add(UNFOLLOWED)
-            elif atom.kind == SELF:
-                found |= self.self_attrs.get(attr) or {MADE}
-            elif atom.kind in (OWN, CODE):
-                found.add(MADE)
+            elif atom.kind in MADE_BY_STUDENT:
+                found |= self.object_attrs.get(attr) or {MADE}
             else:  # what a parameter, the notebook, the tests or an unknown call hold is theirs too
                 found.add(atom._replace(is_class=False, node=None))
         return frozenset(found)
@@ -244,7 +245,9 @@ class Analysis:
             base = self.value(node.args[0])
             found = frozenset().union(*(self.attribute(base, n) for n in names))
             return found | (self.value(node.args[2]) if len(node.args) > 2 else EMPTY)
-        if path in allowlist.CONTAINERS:
+        if path in allowlist.MAKES_CALLABLES:
+            return frozenset({UNFOLLOWED})
+        if path in allowlist.CONTAINERS or path.startswith(allowlist.CONTAINER_PACKAGES):
             return frozenset({MADE}) | held(*(elements(v) for v in values))
         if path in allowlist.PICKS:
             return frozenset().union(*(elements(v) | {a for a in v if not a.held} for v in values))
@@ -264,22 +267,43 @@ class Analysis:
                 if not new <= old:
                     self.values[key] = old | new
                     changed.add(key)
-            for bound in self.attribute_bindings:  # what `self` holds, whatever name it goes by
-                if SELF_ATOM not in self.value(bound.base):
-                    continue
-                new, old = self.value(bound.expr), self.self_attrs.get(bound.attr, EMPTY)
-                if not new <= old:
-                    self.self_attrs[bound.attr] = old | new
-                    changed.add((self.top, f"self.{bound.attr}"))
+            for bound in self.attribute_bindings:  # what the student's objects hold (self, whatever its name)
+                if any(a.kind in MADE_BY_STUDENT and not a.held for a in self.value(bound.base)):
+                    changed |= self._hold_attribute(bound.attr, self.value(bound.expr))
+            for container, item in self.item_bindings:  # d[k] = v, lst.append(v): what a container holds
+                changed |= self._hold(container, held(self.value(item)))
             if not changed:
                 break
         else:
             for scope, name in changed:
-                if name.startswith("self."):
-                    self.self_attrs[name[5:]] |= {UNFOLLOWED}
+                if scope is None:
+                    self.object_attrs[name] |= {UNFOLLOWED}
                 else:
                     self.values[scope, name] |= {UNFOLLOWED}
         self.settled = True
+
+    def _hold_attribute(self, attr: str, value: Value) -> set[tuple[Scope | None, str]]:
+        old = self.object_attrs.get(attr, EMPTY)
+        if value <= old:
+            return set()
+        self.object_attrs[attr] = old | value
+        return {(None, attr)}
+
+    def _hold(self, container: ast.AST, value: Value) -> set[tuple[Scope | None, str]]:
+        """`value` put into `container` (a name, an attribute of the student's object, an item of either)."""
+        if isinstance(container, ast.Subscript):  # d[a][b] = v: d holds what d[a] holds
+            return self._hold(container.value, held(value))
+        if isinstance(container, ast.Attribute):
+            if any(a.kind in MADE_BY_STUDENT and not a.held for a in self.value(container.value)):
+                return self._hold_attribute(container.attr, value)
+            return set()
+        if isinstance(container, ast.Name):
+            where, scope = self.lookup(container.id, self.scope_of.get(container, self.top))
+            key = (scope, container.id)
+            if where in ("local", "student") and not value <= self.values.get(key, EMPTY):  # type: ignore[operator]
+                self.values[key] = self.values.get(key, EMPTY) | value  # type: ignore[index]
+                return {key}  # type: ignore[return-value]
+        return set()
 
     def _bound(self, binding: Binding) -> Value:
         if binding.how == "atoms":
