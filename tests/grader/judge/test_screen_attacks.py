@@ -208,6 +208,9 @@ SHORTCUTS = [
      "class MultiHeadAttention(trusted.MultiheadAttention):\n    pass", "trusted.MultiheadAttention"),
     ("torch's layer norm, as a base class", A06, "LayerNorm", "class LayerNorm(trusted.LayerNorm):\n    pass",
      "trusted.LayerNorm (torch.nn.LayerNorm)"),
+    ("the notebook's own function that calls sacreBLEU", "08_decoding_and_evaluation", "corpus_bleu",
+     "def corpus_bleu(hypotheses, references, max_n=4):\n    return sacre_scores([], hypotheses).score",
+     "sacre_scores (which reaches sacrebleu.corpus_bleu)"),
 ]
 
 
@@ -233,3 +236,10 @@ def test_a_shortcut_is_found_in_a_helper_the_answer_calls_under_any_name():
     assert "source: cell 6, line 4: uses nnf.softmax (torch.nn.functional.softmax), a shortcut softmax (which calls " \
            "helper) may not take" in [f.flag for f in found], [f.flag for f in found]
     assert findings(A01, {"softmax": SOFTMAX}, added=helper, at=5) == [], "a helper the answer does not call"
+
+
+def test_a_shortcut_is_found_in_a_class_the_answer_reaches_through_an_object():
+    made = "class Softmaxer:\n    def __call__(self, x, dim=-1):\n        return x.softmax(dim)\n\nsoft = Softmaxer()"
+    found = findings(A01, {"softmax": "softmax = soft"}, added=made, at=5)
+    assert [f.flag for f in found] == ["source: cell 6, line 3: uses .softmax, a shortcut softmax (which calls "
+                                       "Softmaxer) may not take"]

@@ -32,7 +32,7 @@ from course_utils.grader.judge.screen.context import Context, Finding, context, 
 from course_utils.grader.judge.screen.magics import Magic, is_magic, magic
 from course_utils.grader.judge.screen.parsing import bound_names, digest, imported_paths, parse
 from course_utils.grader.judge.screen.rules import CellRules
-from course_utils.grader.judge.screen.shortcuts import forbidden, reached_definitions
+from course_utils.grader.judge.screen.shortcuts import binds, forbidden, reached_definitions
 from course_utils.grader.judge.screen.values import Analysis
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def screen(nb: NotebookNode, ctx: Context) -> list[Finding]:
         if cell.exercise:  # a helper of the student's, in another cell, that this answer calls
             others = [(other, other.tree) for other in cells if other is not cell]
             for other, definition in reached_definitions(cell.tree, others):
-                helper = (cell.exercise, getattr(definition, "name", ""))
+                helper = (cell.exercise, ", ".join(binds(definition)))
                 CellRules(analysis, ctx, other.label, 0, findings, other.magics, shortcuts, helper).visit(definition)
     return list(dict.fromkeys(findings))
 

@@ -50,6 +50,8 @@ class Context:
     notebook: dict[str, str] = field(default_factory=dict)  # other names its own cells bind: class, function, value
     attributes: frozenset[str] = frozenset()      # attribute and method names the notebook's own code defines
     test_builtins: frozenset[str] = frozenset()   # builtins the test cells call or read (isinstance, len, ...)
+    reaches: dict[str, frozenset[str]] = field(default_factory=dict)  # the notebook's functions and classes ->
+    #                                               the dotted paths they reach, directly or through each other
 
 
 def context(release: NotebookNode, locked: Iterable[tuple[str, bool]], assignment: str = "",
@@ -81,7 +83,7 @@ def context(release: NotebookNode, locked: Iterable[tuple[str, bool]], assignmen
     return Context(frozenset(digest(c.source) for c in codes), frozenset(provided), imports, frozenset(modules),
                    frozenset(bound_by_tests - set(notebook) - set(imports)), assignment, frozenset(exercises),
                    notebook, frozenset().union(*(_attributes(t) for t in (*own, *tests))),
-                   frozenset(_builtins_read(tests) - set(notebook) - set(imports)))
+                   frozenset(_builtins_read(tests) - set(notebook) - set(imports)), _reaches(own, imports))
 
 
 def student_cells(nb: NotebookNode, ctx: Context) -> Iterator[tuple[str, str, str]]:
@@ -107,6 +109,48 @@ def _attributes(tree: ast.Module) -> set[str]:
             found |= {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
             found |= {t.id for n in node.body if isinstance(n, (ast.Assign, ast.AnnAssign))
                       for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    return found
+
+
+def _reaches(trees: list[ast.Module], imports: dict[str, str]) -> dict[str, frozenset[str]]:
+    """What each function and class of the notebook's own cells reaches, read from its source: the dotted
+    paths it names through imports (sacrebleu.corpus_bleu, trusted.sdpa as torch's), and what the other
+    functions and classes it names reach. An answer that calls `sacre_scores` takes sacreBLEU's shortcut."""
+    direct: dict[str, set[str]] = {}
+    calls: dict[str, set[str]] = {}
+    for tree in trees:
+        names = imports | imported_paths(tree)
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                direct[node.name] = {allowlist.resolve(p) for p in _paths(node, names)}
+                calls[node.name] = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    reached = {name: set(paths) for name, paths in direct.items()}
+    for _ in range(len(reached)):  # through each other, to any depth
+        grown = False
+        for name, named in calls.items():
+            for other in named & reached.keys() - {name}:
+                if not reached[other] <= reached[name]:
+                    reached[name] |= reached[other]
+                    grown = True
+        if not grown:
+            break
+    return {name: frozenset(paths) for name, paths in reached.items() if paths}
+
+
+def _paths(node: ast.AST, imports: dict[str, str]) -> set[str]:
+    """The dotted paths a definition names through the imports: each attribute chain, whole."""
+    found, inner = set(), set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and child not in inner:
+            parts, base = [], child
+            while isinstance(base, ast.Attribute):
+                inner.add(base)
+                parts.append(base.attr)
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in imports:
+                found.add(".".join([imports[base.id], *reversed(parts)]))
+        elif isinstance(child, ast.Name) and child.id in imports:
+            found.add(imports[child.id])
     return found
 
 

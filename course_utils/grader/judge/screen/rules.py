@@ -350,6 +350,11 @@ class CellRules(DefinitionRules):
             if atom.kind in (MODULE, API) and matches(atom.name, self.shortcuts):
                 self.shortcut(node, _named(written, atom.name))
                 break
+            reached = [p for p in self.ctx.reaches.get(atom.name, ()) if matches(p, self.shortcuts)] \
+                if atom.kind == NOTEBOOK else []
+            if reached:  # a function of the notebook's own that takes the shortcut
+                self.shortcut(node, f"{written} (which reaches {max(reached, key=len)})")
+                break
 
 
 def unheld(value: Iterable[Atom]) -> list[Atom]:

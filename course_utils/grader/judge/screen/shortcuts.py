@@ -42,15 +42,33 @@ def matches(path: str, names: frozenset[str]) -> bool:
 
 
 def reached_definitions(tree: ast.Module, others: list[tuple[Cell, ast.Module]]) -> list[tuple[Cell, ast.AST]]:
-    """(cell, definition) of the student's functions and classes in other cells that the code of `tree`
-    names, directly or through each other: helpers an exercise's answer calls."""
-    defined = {node.name: (cell, node) for cell, other in others for node in other.body
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    own = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    todo, reached = [tree], {}
+    """(cell, definition) of what the code of `tree` names that the student's other cells bind at their
+    top level (functions, classes, assignments: `helper = Softmaxer()` reaches the class), directly or
+    through each other: the helpers an exercise's answer calls."""
+    defined: dict[str, list[tuple[Cell, ast.AST]]] = {}
+    for cell, other in others:
+        for node in other.body:
+            for name in binds(node):
+                defined.setdefault(name, []).append((cell, node))
+    own = {name for node in tree.body for name in binds(node)}
+    todo: list[ast.AST] = [tree]
+    reached: dict[int, tuple[Cell, ast.AST]] = {}
+    seen: set[str] = set()
     while todo:
         for node in ast.walk(todo.pop()):
-            if isinstance(node, ast.Name) and node.id in defined and node.id not in own and node.id not in reached:
-                reached[node.id] = defined[node.id]
-                todo.append(defined[node.id][1])
+            if isinstance(node, ast.Name) and node.id in defined and node.id not in own and node.id not in seen:
+                seen.add(node.id)
+                for cell, definition in defined[node.id]:
+                    if id(definition) not in reached:
+                        reached[id(definition)] = (cell, definition)
+                        todo.append(definition)
     return list(reached.values())
+
+
+def binds(node: ast.AST) -> list[str]:
+    """The names a top-level statement binds: a function's or class's, an assignment's targets."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    targets = node.targets if isinstance(node, ast.Assign) else \
+        [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
