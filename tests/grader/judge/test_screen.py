@@ -140,7 +140,7 @@ def test_the_context_knows_what_the_notebook_binds():
     assert ctx.imports["F"] == "torch.nn.functional" and {"torch", "nn", "F", "checks", "trusted"} <= ctx.modules
     assert ctx.notebook["session"] == "value" and ctx.notebook["softmax"] == "function"
     assert "gen" in ctx.test_names and "x_before" in ctx.test_names and "torch" not in ctx.test_names
-    assert {"isinstance", "getattr", "bool"} <= ctx.test_builtins
+    assert {"isinstance", "getattr", "bool"} <= ctx.test_callables
 
 
 def test_parsing_is_one_at_a_time():

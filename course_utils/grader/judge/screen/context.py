@@ -49,7 +49,7 @@ class Context:
     exercises: frozenset[str] = frozenset()       # the answer cells' grade ids: softmax, LayerNorm, ...
     notebook: dict[str, str] = field(default_factory=dict)  # other names its own cells bind: class, function, value
     attributes: frozenset[str] = frozenset()      # attribute and method names the notebook's own code defines
-    test_builtins: frozenset[str] = frozenset()   # builtins the test cells call or read (isinstance, len, ...)
+    test_callables: frozenset[str] = frozenset()  # builtins and the notebook's functions the tests read (isinstance)
     reaches: dict[str, frozenset[str]] = field(default_factory=dict)  # the notebook's functions and classes ->
     #                                               the dotted paths they reach, directly or through each other
 
@@ -68,6 +68,7 @@ def context(release: NotebookNode, locked: Iterable[tuple[str, bool]], assignmen
         if tree is not None:
             (tests if is_test else own).append(tree)
     own += [t for c in codes if not nbgrader_meta(c).get("locked") and (t := parse(c.source)) is not None]
+    answered = set().union(*(bound_names(parse(c.source))[0] for c in codes if nbgrader_meta(c).get("solution")))
     imports: dict[str, str] = {}
     modules: set[str] = set()
     notebook: dict[str, str] = {}
@@ -83,7 +84,7 @@ def context(release: NotebookNode, locked: Iterable[tuple[str, bool]], assignmen
     return Context(frozenset(digest(c.source) for c in codes), frozenset(provided), imports, frozenset(modules),
                    frozenset(bound_by_tests - set(notebook) - set(imports)), assignment, frozenset(exercises),
                    notebook, frozenset().union(*(_attributes(t) for t in (*own, *tests))),
-                   frozenset(_builtins_read(tests) - set(notebook) - set(imports)), _reaches(own, imports))
+                   frozenset(_callables_read(tests, notebook, imports) - answered), _reaches(own, imports))
 
 
 def student_cells(nb: NotebookNode, ctx: Context) -> Iterator[tuple[str, str, str]]:
@@ -154,6 +155,9 @@ def _paths(node: ast.AST, imports: dict[str, str]) -> set[str]:
     return found
 
 
-def _builtins_read(trees: list[ast.Module]) -> set[str]:
-    return {n.id for tree in trees for n in ast.walk(tree)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in BUILTIN_NAMES}
+def _callables_read(tests: list[ast.Module], notebook: dict[str, str], imports: dict[str, str]) -> set[str]:
+    """What the test cells call by a name they do not bind: builtins (isinstance, len) and the notebook's own
+    functions and classes (a reference of a teaching cell). A student's binding of one would be called instead."""
+    read = {n.id for tree in tests for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    builtins = {n for n in read & BUILTIN_NAMES if n not in notebook and n not in imports}
+    return builtins | {n for n in read if notebook.get(n) in (allowlist.FUNCTION, allowlist.CLASS)}

@@ -101,8 +101,8 @@ class DefinitionRules(ast.NodeVisitor):
             return
         if name in self.ctx.provided:
             self.add(node, f"rebinds {name}, which the notebook provides")
-        elif name in self.ctx.test_builtins:
-            self.add(node, f"rebinds {name}, a builtin the test cells use")
+        elif name in self.ctx.test_callables:
+            self.add(node, f"rebinds {name}, which the test cells call")
 
     def visit_Global(self, node: ast.Global) -> None:
         for name in node.names:
