@@ -87,6 +87,8 @@ STRINGS_TO_CODE = [
     ("help, which imports by name", "help('os')", "uses help"),
     ("typing's forward references", "import typing\ntyping.get_type_hints(softmax)", "typing.get_type_hints"),
     ("typing's ForwardRef", "from typing import ForwardRef", "typing.ForwardRef"),
+    ("singledispatch, which evaluates annotations", "import functools\n\n@functools.singledispatch\ndef f(x):\n"
+     "    pass", "functools.singledispatch"),
     ("torch's timers", "import torch.utils.benchmark as b\n"
                        "b.Timer('import os').timeit(1)", "imports torch.utils.benchmark"),
     ("torch's timers by attribute", "t = torch.utils.benchmark.Timer('import os')", "reaches torch.utils.benchmark"),

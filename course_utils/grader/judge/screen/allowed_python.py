@@ -38,7 +38,7 @@ FUNCTIONS = {
     "dataclasses": "asdict astuple dataclass field fields is_dataclass replace",
     "decimal": "localcontext",
     "enum": "unique",
-    "functools": "cache cmp_to_key lru_cache reduce singledispatch total_ordering wraps",
+    "functools": "cache cmp_to_key lru_cache reduce total_ordering wraps",
     "heapq": "heapify heappop heappush heappushpop heapreplace merge nlargest nsmallest",
     "itertools": "tee",
     "json": "dumps loads",
