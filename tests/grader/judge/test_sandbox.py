@@ -21,7 +21,7 @@ from hostile import LoopbackListener, leftover_processes
 from course_utils.grader.judge import sandbox
 
 MARKER = "course-sandbox-test-leftover"
-PACKAGE = os.path.dirname(os.path.dirname(sandbox.__file__))  # course_utils/, where this package is installed
+PACKAGE = sandbox.layout.package_folder()  # course_utils/, where this package is installed
 
 
 def _layout(tmp_path, root=False, monkeypatch=None):
@@ -70,7 +70,7 @@ def test_the_kernel_sees_only_what_grading_needs(tmp_path, monkeypatch):
 
 
 def test_a_python_under_tmp_is_bound_over_the_private_tmp_not_hidden_by_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox, "python_folders", lambda: ["/tmp/ci/course/.venv"])
+    monkeypatch.setattr(sandbox.layout, "python_folders", lambda: ["/tmp/ci/course/.venv"])
     args = _layout(tmp_path, monkeypatch=monkeypatch).arguments({}, 9)
     assert args.index("/tmp/ci/course/.venv") > args.index("--tmpfs") + args[args.index("--tmpfs"):].index("/tmp")
     assert ["--chmod", "0755", "/tmp/ci"] == args[args.index("/tmp/ci") - 2:args.index("/tmp/ci") + 1]
@@ -95,7 +95,7 @@ def test_the_kernel_gets_none_of_the_graders_environment(monkeypatch):
 def test_find_bwrap_takes_the_wheels_bubblewrap_and_refuses_an_old_one(monkeypatch):
     path, problem = sandbox.find_bwrap()
     assert path and not problem, problem
-    monkeypatch.setattr(sandbox, "_bwrap_version", lambda path: (0, 8))
+    monkeypatch.setattr(sandbox.bubblewrap, "_bwrap_version", lambda path: (0, 8))
     path, problem = sandbox.find_bwrap()
     assert path is None and "older than 0.10" in problem and "pip install" in problem
 
