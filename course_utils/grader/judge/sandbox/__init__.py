@@ -9,13 +9,16 @@ runs a student's notebook
   namespace; as root, the supervisor drops to uid 65534 on the machine too);
 - sees only what grading needs (`layout`), has only its own loopback (the grader reaches it over
   Unix sockets), gets a clean environment, and writes only to size-limited tmpfs;
-- is limited in memory and CPU time (`limits`);
+- runs, with everything it starts, in a cgroup of its job's own where the machine allows (`cgroups`,
+  made by the grading worker): memory, processes and CPU limited for all of them together; besides,
+  per process, data memory and CPU time, and, without a cgroup, processes per sandbox (`limits`);
+- writes to its stdout and stderr through a pipe its launcher drains with a cap (`output`);
 - ends with every process it started (`processes`, `supervisor`).
 
 Its modules, one job each: `layout` (what the kernel sees, as bwrap's arguments), `bubblewrap`
 (finding and starting bwrap), `launcher` (the kernelspec's command, outside the sandbox),
 `supervisor` (PID 1 inside), `prestart` (sandboxes built while the job before runs), `limits`,
-`processes` and `report` (the JSON lines `jobs.read_report` turns into flags).
+`cgroups`, `output`, `processes` and `report` (the JSON lines `jobs.read_report` turns into flags).
 
 Run as: python -m course_utils.grader.judge.sandbox -f CONNECTION_FILE
 """

@@ -14,10 +14,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from course_utils.grader.judge.sandbox import report
 from course_utils.grader.judge.sandbox.layout import Layout, data_fd, passwd
+from course_utils.grader.judge.sandbox.output import CappedOutput
 from course_utils.grader.judge.sandbox.processes import PR_SET_PDEATHSIG, prctl
 
 MINIMUM_BWRAP = (0, 10)  # --size (a tmpfs with a limit) came in bubblewrap 0.10
@@ -94,27 +97,46 @@ def _forward_signals_to(proc: subprocess.Popen) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@dataclass
+class Sandbox:
+    """A started sandbox, seen from its launcher."""
+    proc: subprocess.Popen       # bwrap
+    status: int                  # the read end of bwrap's JSON status pipe
+    output: CappedOutput         # the sandbox's stdout and stderr, drained with a cap
+    findings: threading.Thread   # relays what the supervisor reports into the job's report
+
+    def finish(self, seconds: float = 5.0) -> None:
+        """Once bwrap has ended: the rest of the sandbox's output and findings, passed on."""
+        self.output.finish(seconds)
+        self.findings.join(seconds)
+
+
 def start_bwrap(bwrap: str, layout: Layout, inside_argv: list[str], files: dict[str, int],
-                 pass_fds: tuple[int, ...] = ()) -> tuple[subprocess.Popen, int]:
+                pass_fds: tuple[int, ...] = (), processes: int = 0) -> Sandbox:
     """Start the sandbox `layout` describes, its supervisor (`inside`) running with `inside_argv` after
-    the report's fd and the folder; return bwrap's process and the read end of its status pipe.
+    its report pipe, its process limit and the folder.
 
     `files`: {path in the sandbox: fd of its contents}, besides /etc/passwd and /etc/group;
     `pass_fds`: further fds the supervisor gets. The launcher's copies of them are closed here.
+    `processes`: the limit the supervisor sets itself (RLIMIT_NPROC), 0 where a cgroup holds the job.
+    The supervisor gets a pipe for its findings, never the report itself: the launcher relays only
+    what a supervisor reports (`report.relay`).
     """
     users, group = passwd()
     data = {**files, "/etc/passwd": data_fd(users), "/etc/group": data_fd(group)}
     status_read, status_write = os.pipe()
-    report_fd = report.report_fd()
-    report_fd = report_fd if report_fd is not None else os.open(os.devnull, os.O_WRONLY)
+    findings_read, findings_write = os.pipe()
+    output = CappedOutput(sink=2)
     command = [bwrap, *layout.arguments(data, status_write), "--", sys.executable, "-m",
-               "course_utils.grader.judge.sandbox", "--inside", str(report_fd), layout.folder, *inside_argv]
-    proc = subprocess.Popen(command, pass_fds=[*data.values(), status_write, report_fd, *pass_fds],
-                            preexec_fn=_in_bwrap)
-    for fd in (*data.values(), status_write, *pass_fds):
+               "course_utils.grader.judge.sandbox", "--inside", str(findings_write), str(processes), layout.folder,
+               *inside_argv]
+    proc = subprocess.Popen(command, pass_fds=[*data.values(), status_write, findings_write, *pass_fds],
+                            stdout=output.write_fd, stderr=output.write_fd, preexec_fn=_in_bwrap)
+    for fd in (*data.values(), status_write, findings_write, *pass_fds):
         os.close(fd)
+    output.close_writer()
     _forward_signals_to(proc)
-    return proc, status_read
+    return Sandbox(proc, status_read, output, report.relay(findings_read))
 
 
 def replace_symlink(target: str, link: str) -> None:

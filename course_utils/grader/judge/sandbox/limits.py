@@ -1,13 +1,21 @@
-"""Per-process limits of a graded kernel: memory (RLIMIT_DATA) and CPU time, set by its launcher.
+"""Limits of a graded kernel that its own processes set: memory, CPU time and, without a cgroup, processes.
 
-For the sandbox's launchers: bwrap, the supervisor and the kernel inherit these, so that one
-process of a student's cannot take more than its job may. `course autograde` (jobs.py) sets them
-through the environment of the kernel's launcher.
+For the sandbox's launchers and supervisor. The job's cgroup (`cgroups`, made by the grading
+worker) is what holds a job's processes together; the launcher joins it first thing, so that bwrap,
+the supervisor, the kernel and everything they start are in it. These per-process limits hold
+besides, inherited by every process below the launcher: data memory (RLIMIT_DATA), so that one
+allocation too many is a MemoryError in the student's cell rather than a killed kernel, and CPU time
+(RLIMIT_CPU). Where no cgroup holds the job, the supervisor limits processes with RLIMIT_NPROC,
+once it runs in the sandbox's own user namespace: since Linux 5.14 that limit counts the processes
+of its uid in that namespace alone, that is, the job's, never the grading account's others.
+`course autograde` (jobs.py) sets all of them through the environment of the kernel's launcher.
 """
 from __future__ import annotations
 
 import os
 import resource
+
+from course_utils.grader.judge.sandbox import cgroups, report
 
 
 def _environ_int(name: str) -> int:
@@ -16,6 +24,7 @@ def _environ_int(name: str) -> int:
 
 MEMORY_BYTES = _environ_int("COURSE_SANDBOX_MEMORY_BYTES")
 CPU_SECONDS = _environ_int("COURSE_SANDBOX_CPU_SECONDS")
+PROCESSES = _environ_int("COURSE_SANDBOX_PROCESSES")   # processes and threads of the job
 
 
 def apply_limits() -> None:
@@ -27,3 +36,23 @@ def apply_limits() -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_BYTES, MEMORY_BYTES))
     if CPU_SECONDS:
         resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 5))
+
+
+def join_job_cgroup() -> int:
+    """In a launcher: join the job's cgroup, if the grader made one (COURSE_SANDBOX_CGROUP).
+
+    Returns the process limit the supervisor must set itself: 0 where the cgroup holds it.
+    """
+    description = os.environ.get(cgroups.CGROUP, "")
+    if description:
+        problem = cgroups.join(description)
+        if not problem:
+            return 0
+        report.record("limits", problem)
+    return PROCESSES
+
+
+def limit_processes(count: int) -> None:
+    """In the supervisor, in the sandbox's own user namespace: at most `count` processes and threads."""
+    if count > 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (count, count))

@@ -37,11 +37,13 @@ from course_utils.grader.judge.sandbox.layout import (
     socket_links,
     with_connection,
 )
-from course_utils.grader.judge.sandbox.limits import apply_limits
+from course_utils.grader.judge.sandbox.limits import apply_limits, join_job_cgroup
+from course_utils.grader.judge.sandbox.output import HEAD_BYTES, TAIL_BYTES
 from course_utils.grader.judge.sandbox.processes import PR_SET_PDEATHSIG, prctl
 
 PRESTARTED = "COURSE_SANDBOX_PRESTARTED"  # a pre-started sandbox's hand-over folder, for the job's launcher
 PRESTART_WAIT_SECONDS = 900        # a pre-started sandbox that no job takes in this time ends itself
+KERNEL_LOG_BYTES = HEAD_BYTES + TAIL_BYTES + (16 << 10)  # what a job reads of a pre-started sandbox's output
 
 
 def prestart_key(environ: Mapping[str, str], folder_name: str) -> dict:
@@ -49,7 +51,8 @@ def prestart_key(environ: Mapping[str, str], folder_name: str) -> dict:
     pre-started sandbox serves only a launcher with exactly the same key, so that its kernel is the
     one a cold start would have made (environment, limits, the name of its folder, the Python)."""
     return {"environment": kernel_environment(environ), "sizes": list(sizes(environ)),
-            "limits": [environ.get(n, "") for n in ("COURSE_SANDBOX_MEMORY_BYTES", "COURSE_SANDBOX_CPU_SECONDS")],
+            "limits": [environ.get(n, "") for n in ("COURSE_SANDBOX_MEMORY_BYTES", "COURSE_SANDBOX_CPU_SECONDS",
+                                                    "COURSE_SANDBOX_PROCESSES")],
             "fonts": environ.get("COURSE_SANDBOX_FONTS", ""), "folder": folder_name, "python": sys.executable,
             "uid": os.geteuid()}
 
@@ -62,6 +65,7 @@ def prestart(handover: str, name: str) -> int:
     """
     prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))  # the worker gone: no job will come
     apply_limits()
+    processes = join_job_cgroup()
     bwrap, _ = find_bwrap()
     if not bwrap:
         return 1  # nothing listens: the job's launcher starts its kernel cold, and reports why
@@ -75,8 +79,9 @@ def prestart(handover: str, name: str) -> int:
     listener.listen(1)
     layout = Layout(staging, {}, *sizes(os.environ), os.environ.get("COURSE_SANDBOX_FONTS", ""), handover)
     go_read, go_write = os.pipe()
-    proc, status_read = start_bwrap(bwrap, layout, ["--go", str(go_read)], {}, pass_fds=(go_read,))
-    status = os.fdopen(status_read)
+    sandbox = start_bwrap(bwrap, layout, ["--go", str(go_read)], {}, pass_fds=(go_read,), processes=processes)
+    proc = sandbox.proc
+    status = os.fdopen(sandbox.status)
     first = json.loads(status.readline() or "{}")
     if "child-pid" not in first:
         proc.kill()
@@ -125,6 +130,7 @@ def prestart(handover: str, name: str) -> int:
             code = message["exit-code"]
             break
     proc.wait()
+    sandbox.finish()  # its output's tail in kernel.log, its findings in the report, before the job reads them
     code = proc.returncode if code is None else code
     with contextlib.suppress(OSError):
         answer({"exit": code})
@@ -191,6 +197,8 @@ def _adopt_report(handover: str) -> None:
             with contextlib.suppress(ValueError, KeyError, TypeError):
                 item = json.loads(line)
                 report.record(item["kind"], item["detail"])
-    with contextlib.suppress(OSError), open(os.path.join(handover, "kernel.log"), errors="replace") as log:
-        sys.stderr.write(log.read())
+    # Its output was capped as it was written (output.CappedOutput); read with a cap all the same.
+    with contextlib.suppress(OSError), open(os.path.join(handover, "kernel.log"), "rb") as log:
+        log.seek(max(0, os.fstat(log.fileno()).st_size - KERNEL_LOG_BYTES))
+        sys.stderr.write(log.read(KERNEL_LOG_BYTES).decode(errors="replace"))
         sys.stderr.flush()

@@ -7,6 +7,11 @@ kernel, and when the kernel ends counts and ends what it left behind and reports
 filled. bubblewrap offers neither the count nor root's drop to another uid (it maps a uid, never
 changes one), so this much is the course's own.
 
+The kernel runs as the supervisor's uid and sees its /proc/PID: the supervisor makes itself not
+dumpable, which closes its /proc/PID/fd (its report pipe) to the kernel, and its findings go to a
+pipe that the launcher outside relays, never to the report itself. Where no cgroup holds the job,
+it sets the sandbox's process limit (RLIMIT_NPROC) once it is in the sandbox's own user namespace.
+
 A pre-started sandbox's supervisor forks a kernel that imports torch and ipykernel and waits for
 its job; at the hand-over it copies the job's notebook folder in and lets the kernel start.
 """
@@ -22,7 +27,14 @@ import sys
 from course_utils.grader.judge.sandbox import report
 from course_utils.grader.judge.sandbox.bubblewrap import find_bwrap, why_no_user_namespaces
 from course_utils.grader.judge.sandbox.layout import HOME, SANDBOX_GID, SANDBOX_UID, SOCKETS, STAGING, nested_arguments
-from course_utils.grader.judge.sandbox.processes import PR_SET_PDEATHSIG, become_subreaper, end_leftovers, prctl
+from course_utils.grader.judge.sandbox.limits import limit_processes
+from course_utils.grader.judge.sandbox.processes import (
+    PR_SET_DUMPABLE,
+    PR_SET_PDEATHSIG,
+    become_subreaper,
+    end_leftovers,
+    prctl,
+)
 
 
 def _preload() -> None:
@@ -46,7 +58,7 @@ def _prestarted_kernel(go_fd: int, folder: str) -> int:
     ready_read, ready_write = os.pipe()
     kernel = os.fork()
     if kernel == 0:
-        report.close()  # the kernel never holds the report
+        _become_kernel()
         os.close(go_fd)
         os.close(ready_write)
         with contextlib.suppress(Exception):
@@ -66,10 +78,19 @@ def _prestarted_kernel(go_fd: int, folder: str) -> int:
 
 
 def inside(argv: list[str]) -> None:
-    """PID 1 of the sandbox: set up as the sandbox user, run the kernel, end what it leaves behind."""
-    report_fd, folder, marker, *kernel_argv = argv
+    """PID 1 of the sandbox: set up as the sandbox user, run the kernel, end what it leaves behind.
+
+    `argv`: the fd of its report pipe, its process limit (0: the job's cgroup holds it), the
+    notebook's folder, then `--go FD` (a pre-started sandbox's hand-over pipe) or `--` and the
+    kernel's arguments.
+    """
+    report_fd, processes, folder, marker, *kernel_argv = argv
     go_fd = int(kernel_argv[0]) if marker == "--go" else None  # a pre-started sandbox: the hand-over's pipe
+    # Not dumpable: its /proc/PID/fd, where its report pipe is, is then closed to the kernel, which
+    # runs as the same uid (and the kernel cannot ptrace it). The kernel makes itself dumpable again.
+    prctl(PR_SET_DUMPABLE, 0)
     report.write_to(int(report_fd))
+    own_namespace = os.getuid() != 0  # bwrap made this user namespace for this sandbox alone
     if os.getuid() == 0:  # bwrap ran as root: set up, then run on as the sandbox user in a user namespace
         _copy_in(folder)
         for top in (folder, SOCKETS, HOME):  # HOME last: once it is not root's, root cannot enter it
@@ -87,6 +108,8 @@ def inside(argv: list[str]) -> None:
                       + (unavailable or "no bubblewrap inside the sandbox"))
     elif not os.listdir(folder):
         _copy_in(folder)
+    if own_namespace:  # here RLIMIT_NPROC counts this sandbox's processes alone (see limits)
+        limit_processes(int(processes))
     become_subreaper()  # PID 1 already is one; under root's nested bwrap, PID 1 is bwrap
     places = {folder: "folder", "/tmp": "tmp", HOME: "home", "/dev/shm": "shm"}  # as jobs.STORAGE names them
     if go_fd is not None:
@@ -94,13 +117,20 @@ def inside(argv: list[str]) -> None:
     else:
         kernel = os.fork()
         if kernel == 0:
-            report.close()  # the kernel never holds the report: it could truncate or forge it
+            _become_kernel()
             start_kernel(kernel_argv)
     code = supervise(kernel)
     for path, name in places.items():
         if _full(path):
             report.record("storage", name)
     os._exit(code)
+
+
+def _become_kernel() -> None:
+    """In the kernel's process, forked from the supervisor: none of the supervisor's handles, and an
+    ordinary (dumpable) process again, whose children may read each other's /proc as usual."""
+    report.close()  # the kernel never holds the report pipe: it could forge findings
+    prctl(PR_SET_DUMPABLE, 1)
 
 
 def _copy_in(folder: str) -> None:
