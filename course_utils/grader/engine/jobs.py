@@ -117,6 +117,14 @@ def _kernelspec(folder: Path) -> None:
 # A flag on every row of a job whose memory and processes were limited per process only (no cgroup):
 # the machine's doing, like `not isolated`, so it does not hold the grade.
 NOT_LIMITED = "not limited per job"
+
+
+def not_limited(why: str) -> str:
+    """The flag of a job that no cgroup held, saying why and what held it instead (one flag: grades.csv
+    joins a row's flags with "; ")."""
+    return (f"{NOT_LIMITED}: {why.replace('; ', ', ')} (memory and CPU time are limited per process, "
+            "processes per sandbox)")
+
 KERNEL_DIED = ("the notebook's kernel died while running it (os._exit, sys.exit at top level, a crash, "
                "or more memory than allowed); no test after that point could run")
 
@@ -163,7 +171,7 @@ def read_report(report_lines: Iterable[str], kernel_ran: bool = True) -> Report:
         elif kind == "isolation":
             report.flags.add(f"not isolated: {detail}")
         elif kind == "limits":
-            report.flags.add(f"{NOT_LIMITED}: {detail}")
+            report.flags.add(not_limited(str(detail)))
         elif kind == "storage" and detail not in report.full:
             report.full.append(str(detail))
     if ended:
@@ -410,8 +418,7 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
     if group is not None:
         env[cgroups.CGROUP] = group.description
     else:
-        record.flags.append(f"{NOT_LIMITED}: {unlimited}; memory and CPU time are limited per process, "
-                            "processes per sandbox")
+        record.flags.append(not_limited(unlimited))
     try:
         result = launch(["autograde", aid, f"--student={student}", "--create", "--force"], private, env,
                         timeout=job.limits.job_seconds)

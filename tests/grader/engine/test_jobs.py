@@ -47,7 +47,8 @@ def test_a_kernel_that_never_reported_is_flagged_as_not_isolated_only_if_a_kerne
 def test_a_launcher_that_could_not_join_its_jobs_cgroup_is_flagged_without_holding_the_grade():
     report = read_report([_line("started", 1), _line("limits", "could not join the job's cgroup /x (Permission denied)")])
     [flag] = report.flags
-    assert flag == f"{jobs.NOT_LIMITED}: could not join the job's cgroup /x (Permission denied)"
+    assert flag == (f"{jobs.NOT_LIMITED}: could not join the job's cgroup /x (Permission denied) (memory and CPU "
+                    "time are limited per process, processes per sandbox)")
     assert not GradeRecord("ana", AID, "graded", flags=[flag]).held, "the machine's doing, like `not isolated`"
 
 

@@ -157,11 +157,6 @@ class _V2Kernel:
                            "cpu.max": "max 100000"}.items():
             Path(path, name).write_text(text)
 
-    def makedirs(self, path, exist_ok=False):
-        if not os.path.isdir(path):
-            self.makedirs(os.path.dirname(path), exist_ok=True)
-            self.mkdir(path)
-
     def _write(self, path, value):
         if not os.path.exists(path):
             return "No such file or directory"
@@ -179,11 +174,28 @@ class _V2Kernel:
 
 @pytest.fixture
 def v2(tmp_path, monkeypatch):
-    """make(own, offered) -> (mountinfo, /proc/self/cgroup, root) of a cgroup v2 machine in tmp_path."""
-    def make(own, offered="cpuset cpu io memory pids"):
+    """make(own, offered, writable) -> (mountinfo, /proc/self/cgroup, root) of a cgroup v2 machine in tmp_path,
+    where this account may write only below `writable` (root: everywhere)."""
+    def make(own, offered="cpuset cpu io memory pids", writable="/"):
         root = tmp_path / "cgroup"
         kernel = _V2Kernel(root, own, offered)
-        shim = type("os", (), {"mkdir": staticmethod(kernel.mkdir), "makedirs": staticmethod(kernel.makedirs),
+        mine = str(root / writable.strip("/"))
+
+        def access(path, mode):
+            return str(path) == mine or str(path).startswith(mine.rstrip("/") + "/")
+
+        def mkdir(path, mode=0o777):
+            if not access(os.path.dirname(path), os.W_OK):
+                raise PermissionError(13, "Permission denied", path)
+            kernel.mkdir(path, mode)
+
+        def makedirs(path, exist_ok=False):
+            if not os.path.isdir(path):
+                makedirs(os.path.dirname(path), exist_ok=True)
+                mkdir(path)
+
+        shim = type("os", (), {"mkdir": staticmethod(mkdir), "makedirs": staticmethod(makedirs),
+                               "access": staticmethod(access),
                                "__getattr__": lambda self, name: getattr(os, name)})()
         monkeypatch.setattr(cgroups, "os", shim)
         monkeypatch.setattr(cgroups, "_write", kernel._write)
@@ -191,21 +203,40 @@ def v2(tmp_path, monkeypatch):
     return make
 
 
-def test_on_cgroup_v2_the_courses_folder_goes_beside_the_graders_own_cgroup(v2, monkeypatch):
-    """A v2 cgroup that holds processes passes no controller down, so the course's folder is made below
-    its parent (in a subtree systemd delegates: the account's own), with memory, pids and cpu passed on."""
-    mountinfo, own, root = v2("/user.slice/user-1000.slice/user@1000.service/app.slice/run-1.scope")
-    found, why = cgroups.place(mountinfo, own, uid=1000)
-    app = root / "user.slice/user-1000.slice/user@1000.service/app.slice"
+def test_as_root_on_cgroup_v2_the_courses_folder_goes_beside_the_graders_own_cgroup(v2, monkeypatch):
+    """A v2 cgroup that holds processes passes no controller down, so, as root, the course's folder is
+    made below its parent, with memory, pids and cpu passed on; a job's cgroup there gets its limits."""
+    mountinfo, own, root = v2("/system.slice/dask-worker.service")
+    found, why = cgroups.place(mountinfo, own, uid=0)
     assert why == "" and [(h.version, h.folder, h.controllers) for h in found] == [
-        (2, str(app / cgroups.FOLDER), ("memory", "pids", "cpu"))], why
+        (2, str(root / "system.slice" / cgroups.FOLDER), ("memory", "pids", "cpu"))], why
     monkeypatch.setattr(cgroups, "_PLACE", (found, ""))
     group, why = cgroups.create(3 << 30, 300, 2)
     assert group is not None and group.version == 2, why
     folder = Path(group.folders["memory"])
-    assert folder.parent == app / cgroups.FOLDER and folder.name.startswith(f"job-{os.getpid()}-")
+    assert folder.parent == root / "system.slice" / cgroups.FOLDER and folder.name.startswith(f"job-{os.getpid()}-")
     assert {name: (folder / name).read_text() for name in ("memory.max", "memory.swap.max", "pids.max", "cpu.max")} \
         == {"memory.max": str(3 << 30), "memory.swap.max": "0", "pids.max": "300", "cpu.max": "200000 100000"}
+
+
+def test_in_a_cgroup_delegated_to_the_account_its_processes_move_to_a_leaf_and_the_folder_goes_beside(v2):
+    """systemd's Delegate=yes gives the unit's cgroup to the account, not its parent: as systemd asks
+    of a delegated unit, the grader's processes move into a leaf and the course's folder is made there."""
+    unit = "/system.slice/dask-worker.service"
+    mountinfo, own, root = v2(unit, writable=unit)
+    (root / unit.strip("/") / "cgroup.procs").write_text("4242\n")
+    found, why = cgroups.place(mountinfo, own, uid=1000)
+    here = root / unit.strip("/")
+    assert why == "" and [h.folder for h in found] == [str(here / cgroups.FOLDER)], why
+    assert (here / f"{cgroups.FOLDER}-grader" / "cgroup.procs").read_text() == "4242"
+    assert set((here / "cgroup.subtree_control").read_text().split()) == {"memory", "pids", "cpu"}
+
+
+def test_an_account_with_no_cgroup_of_its_own_on_cgroup_v2_is_told_how_to_get_one(v2):
+    mountinfo, own, root = v2("/user.slice/user-1000.slice/session-3.scope", writable="/nowhere")
+    found, why = cgroups.place(mountinfo, own, uid=1000)
+    assert found == [] and why.startswith(f"cgroup v2: this account may not make cgroups in {root}/user.slice/")
+    assert why.endswith("grade as root, or from a cgroup delegated to the grading account")
 
 
 def test_at_the_root_of_cgroup_v2_the_courses_folder_is_below_the_root(v2):
@@ -236,5 +267,5 @@ def test_an_account_that_may_not_make_cgroups_is_told_how_to_get_one(tmp_path, m
     monkeypatch.setattr(cgroups.os, "makedirs", refused)
     found, why = cgroups.place(mountinfo, "4:memory:/grader\n8:pids:/grader\n", uid=1000)
     assert found == [] and why == (f"cgroup v1: this account may not make cgroups in {tmp_path}/memory/grader "
-                                   "(Permission denied); grade as root, or from a cgroup delegated to the grading "
+                                   "(Permission denied): grade as root, or from a cgroup delegated to the grading "
                                    "account")

@@ -238,17 +238,14 @@ def _size(folder):
 
 def _delegated_cgroups(account):
     """As root: a cgroup of the account's own beside the course's folder in each hierarchy, as an
-    administrator gives one (the account owns it and may make cgroups below it); the cgroups the
-    account's grader starts in."""
+    administrator gives one (the account owns it and may make cgroups below it; systemd's
+    Delegate=yes does the same on cgroup v2); the cgroups the account's grader starts in."""
     start = []
     for hierarchy in cgroups.place()[0]:
         folder = os.path.join(os.path.dirname(hierarchy.folder), f"ag-delegated-{account}")
         os.makedirs(folder, exist_ok=True)
-        if hierarchy.version == 2:   # no processes where controllers are passed on: the grader starts in a leaf
-            Path(folder, "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in hierarchy.controllers))
-            os.makedirs(os.path.join(folder, "grader"), exist_ok=True)
-        start.append(os.path.join(folder, "grader") if hierarchy.version == 2 else folder)
         subprocess.run(["chown", "-R", f"{account}:{account}", folder], check=True)
+        start.append(folder)
     return start
 
 

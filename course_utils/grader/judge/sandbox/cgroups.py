@@ -12,10 +12,12 @@ Where, in order: cgroup v2 where this process's cgroup offers the memory and pid
 (as root, or in a subtree systemd delegates to the grading account, whose cgroups it may write);
 else cgroup v1's memory and pids hierarchies (cpu too where mounted) where this account may make
 cgroups (root, or a folder an administrator gave the account). The course's cgroups live in a
-folder of their own, FOLDER, in each hierarchy: in v1 below this process's own cgroup; in v2 beside
-it (below its parent, since a v2 cgroup that holds processes cannot give controllers to cgroups
-below it), or below the root. Elsewhere `create` says why not, and the sandbox keeps its limits
-per process (see `limits`).
+folder of their own, FOLDER, in each hierarchy: in v1 below this process's own cgroup; in v2, where
+a cgroup that holds processes cannot give controllers to cgroups below it, beside it: below its
+parent (as root, or where the account owns the parent: a `systemd-run --user --scope`), or, in a
+cgroup delegated to the account itself (a unit with `Delegate=yes`), below it once its processes
+have moved into a leaf, as systemd asks of a delegated unit. Elsewhere `create` says why not, and
+the sandbox keeps its limits per process (see `limits`).
 
 Each job's cgroup is named after the grading process that made it (its pid and start time), so
 that a later job, or the next run, removes those whose grading process is gone (killed with
@@ -306,10 +308,25 @@ def _v2(point: str, mount_root: str, own: str, uid: int) -> tuple[list[Hierarchy
     if not {"memory", "pids"} <= offered:
         return [], ("cgroup v2 offers this process no memory and pids controllers "
                     f"({' '.join(sorted(offered)) or 'none'})")
-    # A v2 cgroup that holds processes cannot pass controllers down (no internal processes), so
-    # the course's folder goes beside this process's cgroup, below its parent, or below the root.
-    base = point if inside in ("", "/") else os.path.dirname(here)
     wanted = [c for c in ("memory", "pids", "cpu") if c in offered]
+    if uid != 0 and inside not in ("", "/") and os.access(here, os.W_OK) and \
+            os.access(os.path.join(here, "cgroup.procs"), os.W_OK):
+        # A cgroup an ordinary account owns was delegated to it (systemd's Delegate=yes). A v2 cgroup
+        # that holds processes passes no controller down (no internal processes), so, as systemd
+        # asks of a delegated unit, its processes move into a leaf and the course's folder goes beside.
+        leaf = os.path.join(here, f"{FOLDER}-grader")
+        problem = _make_folder(leaf, uid, "cgroup v2")
+        for pid in sorted(_procs(here)) if not problem else []:
+            _write(os.path.join(leaf, "cgroup.procs"), str(pid))
+        return _v2_folder(here, wanted, uid) if not problem else ([], problem)
+    # A v2 cgroup that holds processes passes no controller down, so the course's folder goes beside
+    # this process's cgroup, below its parent (root's, or in a subtree delegated above this one), or
+    # below the root.
+    return _v2_folder(point if inside in ("", "/") else os.path.dirname(here), wanted, uid)
+
+
+def _v2_folder(base: str, wanted: list[str], uid: int) -> tuple[list[Hierarchy], str]:
+    """The course's folder below `base`, which passes the `wanted` controllers on to it and it to jobs."""
     enabled = _read_words(os.path.join(base, "cgroup.subtree_control"))
     if not set(wanted) <= enabled:
         _write(os.path.join(base, "cgroup.subtree_control"), " ".join(f"+{c}" for c in wanted if c not in enabled))
@@ -355,13 +372,17 @@ def _v1(mounts: list[tuple[str, str, str, set[str]]], paths: dict[str, str], uid
 
 
 def _make_folder(folder: str, uid: int, kind: str) -> str:
+    """Make the course's folder (or find it, made by another grader); "" or why this account may not."""
     try:
         os.makedirs(folder, exist_ok=True)
-        return ""
-    except OSError as error:
-        who = "root" if uid == 0 else "this account"
-        return (f"{kind}: {who} may not make cgroups in {os.path.dirname(folder)} ({error.strerror}); "
-                "grade as root, or from a cgroup delegated to the grading account")
+        if os.access(folder, os.W_OK):   # another account's (root's) folder: no cgroup of ours in it
+            return ""
+        error = PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+    except OSError as raised:
+        error = raised
+    who = "root" if uid == 0 else "this account"
+    return (f"{kind}: {who} may not make cgroups in {os.path.dirname(folder)} ({error.strerror}): "
+            "grade as root, or from a cgroup delegated to the grading account")
 
 
 def _mounts(mountinfo: str) -> list[tuple[str, str, str, set[str]]]:
