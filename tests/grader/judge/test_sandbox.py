@@ -111,6 +111,14 @@ def test_without_user_namespaces_the_flag_names_the_setting_to_change(settings, 
     assert (says in said) if says else said == ""
 
 
+@pytest.mark.parametrize("release, counted", [("6.18.44-fc-v595", True), ("5.14.0-362.el9.x86_64", True),
+                                               ("5.10.0-28-amd64", False), ("4.19.0", False), ("odd", False)])
+def test_a_process_limit_per_sandbox_is_set_only_where_linux_counts_it_per_user_namespace(release, counted):
+    from course_utils.grader.judge.sandbox.limits import counts_per_namespace
+
+    assert counts_per_namespace(release) is counted
+
+
 def test_leftover_processes_are_ended_and_each_counted_once():
     """A detached process and a daemon's grandchild, below a subreaper: two processes, whatever the rounds."""
     code = f'''

@@ -52,7 +52,19 @@ def join_job_cgroup() -> int:
     return PROCESSES
 
 
-def limit_processes(count: int) -> None:
-    """In the supervisor, in the sandbox's own user namespace: at most `count` processes and threads."""
-    if count > 0:
-        resource.setrlimit(resource.RLIMIT_NPROC, (count, count))
+def limit_processes(count: int) -> bool:
+    """In the supervisor, in the sandbox's own user namespace: at most `count` processes and threads.
+
+    Not on Linux before 5.14, where RLIMIT_NPROC counts every process of the uid on the machine (the
+    grading account's, or every sandbox's as root): there an honest kernel could not start a thread.
+    """
+    if count <= 0 or not counts_per_namespace(os.uname().release):
+        return False
+    resource.setrlimit(resource.RLIMIT_NPROC, (count, count))
+    return True
+
+
+def counts_per_namespace(release: str) -> bool:
+    """Whether a Linux kernel of this release counts RLIMIT_NPROC per user namespace (5.14 and later)."""
+    numbers = [int(part) for part in release.split("-")[0].split(".")[:2] if part.isdigit()]
+    return len(numbers) == 2 and tuple(numbers) >= (5, 14)
