@@ -23,6 +23,7 @@ from conftest import COURSE, ROOT, run_course
 from hostile import LoopbackListener, leftover_processes
 from course_utils import ipynb
 from course_utils.grader.engine.gradebook import opened
+from course_utils.grader.engine.jobs import NOT_LIMITED
 from course_utils.qa import submissions as S
 from course_utils.qa.catalogue import load
 from course_utils.qa.sample_class import write_class
@@ -260,12 +261,32 @@ def test_every_kernel_is_isolated(graded):
         {name: row["flags"] for name, row in rows.items() if "not isolated" in row["flags"]}
 
 
+def _students_flags(row):
+    """The flags about what the student did: not the machine's `not limited per job` (see below)."""
+    return [f for f in _flags(row) if not f.startswith(NOT_LIMITED)]
+
+
 @pytest.mark.slow
 def test_honest_students_keep_their_grades_with_no_flag(graded):
     rows = graded[0]
     for name in ("a_perfect", "ana maría", "学生", "a_honest_but_unusual"):
-        assert _full(rows[name]) and not _flags(rows[name]) and rows[name]["held"] == "", rows[name]
-    assert not _full(rows["o'brien"]) and not _flags(rows["o'brien"]), rows["o'brien"]
+        assert _full(rows[name]) and not _students_flags(rows[name]) and rows[name]["held"] == "", rows[name]
+    assert not _full(rows["o'brien"]) and not _students_flags(rows["o'brien"]), rows["o'brien"]
+
+
+@pytest.mark.slow
+def test_an_account_without_a_cgroup_of_its_own_is_told_on_every_row_that_its_limits_hold_per_process(
+        graded, request):
+    """Root makes each job's cgroup; this account has none it may make cgroups in (test_job_limits grades
+    as an account given one): every row says so, and why, without holding a grade."""
+    rows = graded[0]
+    said = {name: [f for f in _flags(row) if f.startswith(NOT_LIMITED)] for name, row in rows.items()}
+    if request.node.callspec.params["graded"] == "root":
+        assert not any(said.values()), said
+    else:
+        assert all(len(flags) == 1 and "grade as root, or from a cgroup delegated to the grading account" in flags[0]
+                   for flags in said.values()), said
+        assert rows["a_perfect"]["held"] == ""
 
 
 @pytest.mark.slow
