@@ -156,6 +156,7 @@ class Report:
     """What a job's report (JSON lines from the sandbox and the grader's preprocessors) says."""
     flags: set[str] = field(default_factory=set)   # for the instructor
     full: list[str] = field(default_factory=list)  # places the notebook filled (the sandbox's names)
+    notes: list[str] = field(default_factory=list)  # other limits the notebook reached, in words
 
 
 def read_report(report_lines: Iterable[str], kernel_ran: bool = True) -> Report:
@@ -176,12 +177,25 @@ def read_report(report_lines: Iterable[str], kernel_ran: bool = True) -> Report:
             report.flags.add(not_limited(str(detail)))
         elif kind == "storage" and detail not in report.full:
             report.full.append(str(detail))
+        elif kind in ("output", "timeout"):
+            note = _limit_note(kind, detail)
+            if note not in report.notes:
+                report.notes.append(note)
     if ended:
         count = len(ended)
         report.flags.add(f"processes: {count} left running by the notebook, ended with the job")
     if kernel_ran and not started:
         report.flags.add("not isolated: the kernel did not start through course_utils.grader.judge.sandbox")
     return report
+
+
+def _limit_note(kind: str, detail: object) -> str:
+    """What the row's detail says of a limit a grading preprocessor reported (see preprocessors/execute_verdicts)."""
+    if kind == "output":
+        chars = detail.get("chars") if isinstance(detail, dict) else None
+        return (f"a cell printed more than {chars} characters: the grader kept the first {chars} of its output"
+                if isinstance(chars, int) else "a cell printed more than the grader keeps: its output was cut")
+    return f"the test {detail} ran longer than the time limit per cell (course autograde --cell-timeout)"
 
 
 def gradebook_cells(gradebook: bytes) -> tuple[list[tuple[str, bool]], list[str]]:
@@ -435,7 +449,7 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
     record.log = log[-5000:]
     found = read_report(report.read_text().splitlines() if report.is_file() else [], kernel_ran=result.ok)
     record.flags = sorted(set(record.flags) | found.flags)
-    storage = [job.limits.storage(place) for place in found.full] + job.limits.reached(usage)
+    storage = [job.limits.storage(place) for place in found.full] + job.limits.reached(usage) + found.notes
     if result.timed_out:
         record.detail = "; ".join([f"grading took longer than {job.limits.job_seconds} s and was stopped "
                                    "(an endless loop, or very slow code?)", *storage])

@@ -14,6 +14,7 @@ and its processes are still bounded per sandbox.
 """
 import copy
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -102,6 +103,16 @@ for _ in range({FLOOD_MB // 4}):
 os.write(1, b"y" * (1 << 20))               # fd 1 itself: ipykernel sends it to the notebook, and copies it out
 '''
 
+# Prints through the kernel's own channel (ipykernel's iopub, which nbgrader collects into the notebook):
+# many small messages, then single messages of tens of MB, 300 MB in all.
+PRINTS = '''
+_line = "z" * 1023
+for _ in range(150 * 1024):
+    print(_line)
+for _ in range(3):
+    print("w" * (50 << 20))
+'''
+
 # Writes a forged finding into every fd of every other process it can see (as an ordinary account the
 # kernel runs as the supervisor's uid), and would truncate any file it reached.
 HANDLES = '''
@@ -152,6 +163,7 @@ CLASS = {
     "b_memory": _perfect_and(MEMORY),
     "c_fork_bomb": _perfect_and(FORK_BOMB),
     "d_floods_stdout": _perfect_and(FLOOD),
+    "d_floods_its_cells": _perfect_and(PRINTS),
     "e_links_to_a_honest": None,    # a link to a_honest's notebook
     "f_links_a_folder": None,       # a student folder that is a link to a_honest's
     "g_writes_to_handles": _edits_a_test_and(HANDLES),
@@ -164,7 +176,7 @@ class _Watch:
 
     def __init__(self, grader, places):
         self.grader, self.places = grader, places
-        self.memory = self.processes = self.disk = 0
+        self.memory = self.processes = self.disk = self.nbgrader = 0
         self.jobs = set()
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -185,7 +197,21 @@ class _Watch:
                     self.memory = max(self.memory, _number(os.path.join(folder, name)))
                 self.processes = max(self.processes, _number(os.path.join(folder, "pids.current")))
             self.disk = max(self.disk, sum(_size(place) for place in self.places))
+            self.nbgrader = max([self.nbgrader, *self._nbgrader_peaks()])
             time.sleep(0.05)
+
+    def _nbgrader_peaks(self):
+        """The peak resident memory (bytes) of each nbgrader run (a fork of the grader's fork server) now alive."""
+        for pid in descendants(self.grader.pid):
+            try:
+                if b"nbgrader_main" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    continue
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("VmHWM:"):
+                    yield int(line.split()[1]) << 10
 
     def stop(self):
         self.done.set()
@@ -365,6 +391,19 @@ def test_what_a_kernel_prints_to_its_own_stdout_fills_neither_the_disk_nor_the_g
     assert watch.disk < 64 << 20, f"{watch.disk >> 20} MB on disk while grading"
     log = scratch.root / "build" / "grading" / "errors" / AID / "d_floods_stdout.log"
     assert not log.exists() or log.stat().st_size < 64 << 10
+
+
+@pytest.mark.slow
+def test_what_a_cell_prints_is_cut_while_it_is_collected(graded):
+    """300 MB printed through the kernel's channel: nbgrader's process, which collects the notebook's outputs,
+    keeps a cell's first characters and refuses the largest messages at its socket, so that its memory stays
+    near what grading an honest notebook takes (the fork server's torch, shared, most of it)."""
+    rows, _, watch, scratch = graded
+    row = rows["d_floods_its_cells"]
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
+    assert "a cell printed more than" in row["detail"], row["detail"]
+    assert 0 < watch.nbgrader < 1 << 30, f"an nbgrader run reached {watch.nbgrader >> 20} MB"
+    assert len(json.dumps(ipynb.read(scratch.autograded("d_floods_its_cells", AID)).cells)) < 2 << 20
 
 
 @pytest.mark.slow
