@@ -113,3 +113,43 @@ def test_every_public_function_is_typed():
             if missing:
                 untyped.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}: {', '.join(missing)}")
     assert not untyped, "annotate these:\n" + "\n".join(untyped)
+
+
+def _module_name(path):
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def _top_level_imports(path, known):
+    """The course_utils modules `path` imports when it is imported (imports inside functions wait)."""
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:   # `from package import part` imports the part (the package is its way in)
+                part = f"{node.module}.{alias.name}"
+                found.add(part if part in known else node.module)
+    return {name for name in found if name in known}
+
+
+def test_no_import_cycle():
+    """No module imports, while it is being imported, one that imports it back (directly or not)."""
+    modules = {_module_name(p): p for p in _modules(PACKAGE)}
+    graph = {name: _top_level_imports(path, modules) - {name} for name, path in modules.items()}
+    state, cycles = {}, []
+
+    def visit(name, trail):
+        state[name] = "open"
+        for other in sorted(graph[name]):
+            if state.get(other) == "open":
+                cycles.append(" -> ".join([*trail[trail.index(other):], other]))
+            elif other not in state:
+                visit(other, [*trail, other])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
