@@ -4,4 +4,4 @@ def mean_pool(hidden, mask):
     weights = mask.to(hidden.dtype)
     total = torch.einsum("bld,bl->bd", hidden, weights)
     count = weights.sum(-1, keepdim=True)
-    return total / torch.clamp(count, min=1e-9)
+    return total / torch.clamp(count, min=1)
