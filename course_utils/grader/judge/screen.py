@@ -36,6 +36,7 @@ import ast
 import hashlib
 import re
 import symtable
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -44,6 +45,11 @@ from course_utils.ipynb import nbgrader_meta
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
+
+# CPython 3.11's ast and symtable are not safe in several threads at once (python/cpython#106905: "AST
+# constructor recursion depth mismatch"), and a grader's worker threads screen submissions side by side:
+# every parse here, and the verdict engine's (verdicts.cell), takes this lock.
+PARSE_LOCK = threading.Lock()
 
 # Standard modules an exercise may import, whole.
 STANDARD_MODULES = frozenset({
@@ -158,7 +164,8 @@ def bound_names(tree: ast.Module | None) -> tuple[set[str], set[str]]:
     """(every name a parsed cell binds at its top level, those bound by import, def or class)."""
     if tree is None:  # a cell that does not parse binds nothing
         return set(), set()
-    table = symtable.symtable(ast.unparse(tree), "<cell>", "exec")
+    with PARSE_LOCK:
+        table = symtable.symtable(ast.unparse(tree), "<cell>", "exec")
     names = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
     defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     imported = {s.get_name() for s in table.get_symbols() if s.is_imported()}
@@ -214,7 +221,8 @@ def _parse(source: str) -> ast.Module | None:
     from IPython.core.inputtransformer2 import TransformerManager
 
     try:
-        return ast.parse(TransformerManager().transform_cell(source))
+        with PARSE_LOCK:
+            return ast.parse(TransformerManager().transform_cell(source))
     except (SyntaxError, ValueError, IndexError):  # the cell fails when it runs: nothing to screen
         return None
 
@@ -682,7 +690,8 @@ class _Screen(ast.NodeVisitor):
 
     def _scopes(self) -> None:
         try:
-            table = symtable.symtable(ast.unparse(self.cell.tree), "<cell>", "exec")
+            with PARSE_LOCK:
+                table = symtable.symtable(ast.unparse(self.cell.tree), "<cell>", "exec")
         except SyntaxError:
             return
         todo = list(table.get_children())
