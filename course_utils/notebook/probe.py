@@ -63,7 +63,7 @@ class _Table:
         self.objects: dict[int, object] = {}
         self.by_identity: dict[int, int] = {}
         self.next = itertools.count(1)
-        self.shipped: dict[int, tuple[torch.Tensor, int, int, int, bool]] = {}
+        self.shipped: dict[int, tuple] = {}   # number -> (tensor, *its _state when last shipped)
         self.calls: dict[int, tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
         self.call_ids = itertools.count(1)
 
@@ -89,14 +89,15 @@ class _Table:
             self.shipped.pop(number, None)
 
     def remember(self, number: int, tensor: torch.Tensor) -> None:
-        grad = tensor.grad if tensor.is_leaf else None
-        self.shipped[number] = (tensor, _version(tensor), id(grad), _version(grad) if grad is not None else -1,
-                                bool(tensor.requires_grad))
+        self.shipped[number] = (tensor, *_state(tensor))
 
 
 def _state(tensor: torch.Tensor) -> tuple:
+    """What the grader's copy of `tensor` must follow. A module's .double() or .to(device) gives its parameters
+    new data without an in-place change (their version stays), hence the dtype, device and shape too."""
     grad = tensor.grad if tensor.is_leaf else None   # (a non-leaf's .grad is always None, and warns)
-    return _version(tensor), id(grad), _version(grad) if grad is not None else -1, bool(tensor.requires_grad)
+    return (_version(tensor), id(grad), _version(grad) if grad is not None else -1, bool(tensor.requires_grad),
+            tensor.dtype, tensor.device, tuple(tensor.shape))
 
 
 def _mro(cls: type) -> list[list[str]]:

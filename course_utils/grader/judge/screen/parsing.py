@@ -15,9 +15,9 @@ import hashlib
 import symtable
 import threading
 
-# One parse at a time in this process (python/cpython#106905): the `ast` module's recursion
-# counters are shared by every thread.
-_PARSING = threading.Lock()
+# One parse at a time in this process, the verdict engine's (verdicts.cell) included
+# (python/cpython#106905): the `ast` module's recursion counters are shared by every thread.
+PARSE_LOCK = threading.Lock()
 
 
 def parse(source: str) -> ast.Module | None:
@@ -25,7 +25,7 @@ def parse(source: str) -> ast.Module | None:
     it does not parse (it fails when it runs: nothing to screen)."""
     from IPython.core.inputtransformer2 import TransformerManager
 
-    with _PARSING:
+    with PARSE_LOCK:
         try:
             return ast.parse(TransformerManager().transform_cell(source))
         except (SyntaxError, ValueError, IndexError):
@@ -34,7 +34,7 @@ def parse(source: str) -> ast.Module | None:
 
 def parse_python(source: str) -> ast.Module:
     """A module's source as Python (the course's own modules, read for what they define)."""
-    with _PARSING:
+    with PARSE_LOCK:
         return ast.parse(source)
 
 
@@ -48,7 +48,7 @@ def bound_names(tree: ast.Module | None) -> tuple[set[str], set[str]]:
     """(every name a parsed cell binds at its top level, those bound by import, def or class)."""
     if tree is None:  # a cell that does not parse binds nothing
         return set(), set()
-    with _PARSING:
+    with PARSE_LOCK:
         table = symtable.symtable(ast.unparse(tree), "<cell>", "exec")
     names = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
     defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
