@@ -285,10 +285,13 @@ Nbgrader menu, and the Validate button works as everywhere.
 ## How grading works
 
 - **Hidden tests run at grading.** Your notebook is run from a fresh kernel, in a sandbox with
-  time and memory limits, with its visible test cells and with hidden tests that try other
-  sizes, dtypes and edge cases. Each visible test cell is worth 1 point and each hidden test
-  cell more (the table above gives the totals): passing the visible tests is the start, not
-  the whole grade.
+  time and memory limits. Its test cells, the visible ones and hidden ones that try other
+  sizes, dtypes, inputs and edge cases, are then run by the grader on what your notebook
+  defined: they call your functions and classes in your kernel, with inputs drawn afresh for
+  each submission, and compare the results in the grader's own process. So a test passes
+  because your code computes the right thing, never because of a particular input. Each
+  visible test cell is worth 1 point and each hidden test cell more (the table above gives the
+  totals): passing the visible tests is the start, not the whole grade.
 - **A deadline per notebook.** Later notebooks build on earlier ones: they start with the
   reference answers of the earlier exercises as locked, *provided* cells, so that one bug
   cannot sink every later notebook. A later notebook therefore shows the answers to earlier
