@@ -77,6 +77,7 @@ def _expected_seconds(item):
 # xdist's own `--dist loadgroup` cannot do it here: it renames item._nodeid, which pytest 9.2
 # no longer reads, so the groups never reach the scheduler. The scheduler below does it.
 SHARED_CLASS_MODULES = ("tests/grader/engine/test_grading_scale.py", "tests/grader/judge/test_grading_security.py",
+                        "tests/grader/judge/test_job_limits.py",
                         "tests/grader/engine/test_pipeline.py", "tests/grader/term/test_exchange.py",
                         "tests/grader/term/test_feedback.py")
 

@@ -141,3 +141,69 @@ def side_by_side(course: Course, ids: list[str], students: int, folder: Path | N
         rows.append((aid, students, round(ours, 2), round(setup, 2), round(plain, 2), round(own, 2),
                      round(ours / own, 2), round(ours / plain, 2)))
     return rows
+
+
+AGAINST_HEADERS = ["notebook", "submissions", "this s/sub", "other s/sub", "this/other", "runs"]
+# Run by each checkout's own Python: build its synthetic class, then time a forced run and a run with
+# nothing left to grade (the setup), as `side_by_side` does. The old layout's import paths are tried too.
+_TIMED_RUN = '''
+import json, sys, time
+from pathlib import Path
+from course_utils.course import Course
+from course_utils.bench.grade import synthetic_class
+try:
+    from course_utils.grader.engine.pipeline import autograde
+except ImportError:
+    from course_utils.grader.pipeline import autograde
+root, aid, students, folder, fresh = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4]), sys.argv[5] == "1"
+if fresh:
+    scratch = synthetic_class(Course(Path(root)), [aid], students, folder)
+    autograde(scratch, [aid], workers=1, force=True, progress=False)  # the template, the caches
+scratch = Course(folder)
+start = time.perf_counter()
+graded = autograde(scratch, [aid], workers=1, force=True, progress=False)
+forced = time.perf_counter() - start
+start = time.perf_counter()
+autograde(scratch, [aid], workers=1, progress=False)
+setup = time.perf_counter() - start
+print(json.dumps({"seconds": max(0.0, forced - setup), "graded": sum(r.status == "graded" for r in graded)}))
+'''
+
+
+def _python_of(checkout: Path) -> str:
+    for candidate in (checkout / ".venv" / "bin" / "python", checkout / ".venv" / "Scripts" / "python.exe"):
+        if candidate.exists():
+            return str(candidate)
+    raise FileNotFoundError(f"{checkout} has no .venv: install it there first (python3 -m venv .venv && "
+                            ".venv/bin/pip install -e .)")
+
+
+def against(course: Course, other: Path, ids: list[str], students: int, repeats: int = 3,
+            folder: Path | None = None) -> list[tuple]:
+    """Per notebook: seconds per submission on one worker, this checkout against `other` (another checkout
+    of the course, with its own .venv), each grading its own release of the notebook with the same kind of
+    synthetic class, in turn (this, other, this, ...) so that the machine's load falls on both alike;
+    the medians of `repeats` runs each."""
+    import json
+    import statistics
+
+    folder = folder or course.build("bench-grade-against")
+    sides = {"this": (sys.executable, course.root), "other": (_python_of(other), other)}
+    rows = []
+    for aid in ids:
+        times: dict[str, list[float]] = {"this": [], "other": []}
+        counts = {}
+        for run in range(repeats):
+            for side, (python, root) in sides.items():
+                result = subprocess.run([python, "-c", _TIMED_RUN, str(root), aid, str(students),
+                                         str(folder / side / aid), "1" if run == 0 else "0"],
+                                        capture_output=True, text=True, timeout=7200, cwd=str(root),
+                                        env={k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"})
+                if result.returncode != 0:
+                    raise RuntimeError(f"{side} ({root}) could not grade {aid}:\n{result.stderr[-2000:]}")
+                measured = json.loads(result.stdout.strip().splitlines()[-1])
+                times[side].append(measured["seconds"] / max(1, measured["graded"]))
+                counts[side] = measured["graded"]
+        this, theirs = statistics.median(times["this"]), statistics.median(times["other"])
+        rows.append((aid, counts["this"], round(this, 2), round(theirs, 2), round(this / theirs, 2), repeats))
+    return rows

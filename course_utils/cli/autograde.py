@@ -20,7 +20,8 @@ NEEDS_ACTION_EXIT = 1
 
 def run(args: argparse.Namespace, course: Course) -> int:
     limits = Limits(cell_seconds=args.cell_timeout, job_seconds=args.timeout,
-                    memory_bytes=int(args.memory_gb * 2**30), folder_bytes=int(args.folder_mb * 2**20),
+                    memory_bytes=int(args.memory_gb * 2**30), processes=args.processes,
+                    folder_bytes=int(args.folder_mb * 2**20),
                     tmp_bytes=int(args.tmp_mb * 2**20), shm_bytes=int(args.shm_mb * 2**20))
     records = autograde(course, course.select(args.ids) if args.ids else None, workers=args.workers,
                         scheduler=args.scheduler, db_url=args.db_url, force=args.force, limits=limits,
@@ -60,7 +61,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--timeout", type=int, default=Limits.job_seconds,
                    help="seconds one submission may take (default %(default)s)")
     p.add_argument("--memory-gb", type=float, default=Limits.memory_bytes / 2**30,
-                   help="memory limit of a student's kernel (default %(default)g)")
+                   help="memory of a student's kernel and every process it starts, together (default %(default)g)")
+    p.add_argument("--processes", type=int, default=Limits.processes,
+                   help="processes and threads of a student's kernel and what it starts, together "
+                        "(default %(default)s)")
     p.add_argument("--folder-mb", type=float, default=Limits.folder_bytes / 2**20,
                    help="what a kernel may write into its notebook's folder, in MB (default %(default)g)")
     p.add_argument("--tmp-mb", type=float, default=Limits.tmp_bytes / 2**20,

@@ -56,6 +56,15 @@ def _grade(args: argparse.Namespace, course: Course) -> int:
     graded = graded_ids(course)
     ids = course.select(args.ids) if args.ids else (graded[:2] if args.quick else graded)
     students = args.students or (QUICK_STUDENTS if args.quick else STUDENTS)
+    if args.against:
+        from pathlib import Path
+
+        from course_utils.bench.grade import AGAINST_HEADERS, against
+
+        print(f"Per submission, one worker: this checkout against {args.against}, in turn, medians:")
+        print(tabulate(against(course, Path(args.against).resolve(), ids, students, repeats=args.repeats),
+                       headers=AGAINST_HEADERS))
+        return 0
     rows, per_student = bench(course, ids, students, sorted({1, args.workers}))
     print(tabulate(rows, headers=["workers", "submissions", "seconds", "per minute", "speedup"]))
     print(f"one student's submission of {len(ids)} notebooks on one worker: {per_student:.1f} s")
@@ -111,6 +120,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     p.add_argument("--students", type=int, default=None, help="grade: students in the synthetic class")
     p.add_argument("--no-nbgrader", action="store_true",
                    help="grade: leave out the side-by-side with plain nbgrader autograde")
+    p.add_argument("--against", metavar="CHECKOUT", default=None,
+                   help="grade: time this checkout side by side with another checkout of the course (its own "
+                        ".venv), notebook by notebook, in turn")
+    p.add_argument("--repeats", type=int, default=3, help="grade --against: runs per side and notebook")
     p.add_argument("--quick", action="store_true", help="a small run (what the test suite uses)")
     p.add_argument("--no-compile", action="store_true", help="mfu: eager mode only (no torch.compile)")
     p.add_argument("--profile", action="store_true", help="mfu: also say where a training step's time goes")

@@ -137,6 +137,18 @@ def diagnose(nb: NotebookNode, failed_tests: list[tuple[int, str]]) -> list[Prob
             return named[0] if named else "an exercise you have not answered yet"
         return None
 
+    failing_exercises = {exercises.owner.get(index) for index, _ in failed_tests} - {None}
+
+    def ran_through(text: str, source: str) -> tuple[str, bool] | None:
+        """(the exercise whose tests fail that an ungraded cell's error came through, whether its
+        traceback shows the exercise's own code raising); None when it names none."""
+        for exercise in sorted(failing_exercises):
+            # IPython names a frame "Cell In[5], line 12, in LayerNorm.forward(self, x)".
+            if re.search(rf"\bin {re.escape(exercise)}\b(\.\w+)?\(", text):
+                return exercise, True
+        used = [e for e in sorted(failing_exercises) if re.search(rf"\b{re.escape(e)}\b", source)]
+        return (used[0], False) if used else None
+
     for index, error in failed_tests:
         meta = nbgrader_meta(nb.cells[index])
         exercise = exercises.owner.get(index)
@@ -165,10 +177,17 @@ def diagnose(nb: NotebookNode, failed_tests: list[tuple[int, str]]) -> list[Prob
                 continue
             line = _line_of(output)
             where = f" at line {line}" if line else ""
+            traced = ran_through(strip_ansi("\n".join(output.get("traceback", []))), cell.source)
+            because = ""
+            if traced is not None:
+                exercise, inside = traced
+                because = (f" The error came from your {exercise}, whose test fails above: fix {exercise} "
+                           "first, then run this cell again." if inside else
+                           f" This cell uses {exercise}, whose test fails above: fix {exercise} first, then "
+                           "run this cell again.")
             warnings.append(Problem(
                 "warning", f"Warning: a cell that is not graded ({place_of(nb, index)}) raised "
-                f"{output.get('ename')}{where}. The grader runs every cell in order, so the notebook "
-                "will not run cleanly when graded, and later cells may fail because of it.", text))
+                f"{output.get('ename')}{where}.{because or ' The grader runs every cell in order, so the notebook will not run cleanly when graded, and later cells may fail because of it.'}", text))
     for exercise, cells in consequences.items():
         sections = list(dict.fromkeys(section_of(nb, i) or "before the first section" for i in cells))
         warnings.append(Problem(

@@ -29,7 +29,10 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from course_utils.notebook import shortcuts, tracing, trusted
+from course_utils.notebook import probe, shortcuts, tracing, trusted  # noqa: F401  (probe: see below)
+
+# `probe` answers the grader when the notebook is graded; importing it here, in the setup cell,
+# captures what it uses of torch before any answer runs (as `trusted` does for the tests).
 
 if TYPE_CHECKING:
     import torch

@@ -44,7 +44,8 @@ MAX_REPLY = 256 << 20      # bytes of tensors in one reply
 _dumps, _loads = json.dumps, json.loads
 _get_rng_state, _set_rng_state = torch.get_rng_state, torch.set_rng_state
 _set_grad_enabled = torch.set_grad_enabled
-_backward = torch.autograd.backward
+_equal = torch.equal
+_tensor_backward = torch.Tensor.backward
 _Tensor = torch.Tensor
 _version = torch.Tensor._version.__get__
 _isinstance, _getattr, _setattr, _delattr, _len, _iter = (builtins.isinstance, builtins.getattr, builtins.setattr,
@@ -62,7 +63,7 @@ class _Table:
         self.objects: dict[int, object] = {}
         self.by_identity: dict[int, int] = {}
         self.next = itertools.count(1)
-        self.shipped: dict[int, tuple[torch.Tensor, int, int, int, bool]] = {}
+        self.shipped: dict[int, tuple] = {}   # number -> (tensor, *its _state when last shipped)
         self.calls: dict[int, tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
         self.call_ids = itertools.count(1)
 
@@ -88,14 +89,15 @@ class _Table:
             self.shipped.pop(number, None)
 
     def remember(self, number: int, tensor: torch.Tensor) -> None:
-        grad = tensor.grad
-        self.shipped[number] = (tensor, _version(tensor), id(grad), _version(grad) if grad is not None else -1,
-                                bool(tensor.requires_grad))
+        self.shipped[number] = (tensor, *_state(tensor))
 
 
 def _state(tensor: torch.Tensor) -> tuple:
-    grad = tensor.grad
-    return _version(tensor), id(grad), _version(grad) if grad is not None else -1, bool(tensor.requires_grad)
+    """What the grader's copy of `tensor` must follow. A module's .double() or .to(device) gives its parameters
+    new data without an in-place change (their version stays), hence the dtype, device and shape too."""
+    grad = tensor.grad if tensor.is_leaf else None   # (a non-leaf's .grad is always None, and warns)
+    return (_version(tensor), id(grad), _version(grad) if grad is not None else -1, bool(tensor.requires_grad),
+            tensor.dtype, tensor.device, tuple(tensor.shape))
 
 
 def _mro(cls: type) -> list[list[str]]:
@@ -166,7 +168,7 @@ class _Server:
         number = self.table.handle(tensor)
         self.table.remember(number, tensor)
         extra["id"] = number
-        grad = tensor.grad
+        grad = tensor.grad if tensor.is_leaf else None
         if grad is not None and _isinstance(grad, _Tensor):
             extra["grad"] = wire.Encoder(self.reference, None, MAX_REPLY).tensor(grad)
         return extra
@@ -224,7 +226,9 @@ class _Server:
         ctx = request.get("ctx") or {}
         try:
             with self.context(ctx, used):
+                rng = _get_rng_state()
                 result = call(args)
+                drawn = not _equal(rng, _get_rng_state())
             outputs = []
             encoded = self.encode_outputs(result, outputs)
         finally:
@@ -236,7 +240,7 @@ class _Server:
             reply["arguments"] = changed
         if generators:
             reply["generators"] = [wire.generator_state(g) for g in generators]
-        if ctx.get("rng") is not None:
+        if drawn:   # the call drew from the global RNG: the grader's continues from here
             reply["rng"] = wire.b64(wire.tensor_bytes(_get_rng_state()))
         inputs = [t for t in copies if t.requires_grad]
         if outputs:
@@ -369,8 +373,12 @@ class _Server:
         for tensor in inputs:
             tensor.grad = None
         if pairs:
-            with self.context(request.get("ctx") or {"grad": True}, used):
-                _backward([o for o, _ in pairs], [g for _, g in pairs], retain_graph=True)
+            with self.context({**(request.get("ctx") or {}), "grad": True}, used):
+                # sum(output * its gradient) has exactly the gradients torch.autograd.backward(outputs, grads)
+                # gives (real tensors), without the seconds that call spends importing torch.fx the first
+                # time it is given gradients.
+                total = _sum_of([(o * g.to(o.dtype)).sum() for o, g in pairs])
+                _tensor_backward(total, retain_graph=True)
         found = [t.grad for t in inputs]
         for tensor in inputs:
             tensor.grad = None
@@ -387,6 +395,13 @@ class _Kept:
 
     def __init__(self, value: object) -> None:
         self.value = value
+
+
+def _sum_of(terms: list[torch.Tensor]) -> torch.Tensor:
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
 
 
 def _flat(value: object) -> list:

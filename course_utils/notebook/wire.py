@@ -43,12 +43,19 @@ def _dtype(name: object) -> torch.dtype:
     return DTYPES[name]
 
 
+# torch's methods as they were when the notebook's setup cell imported this module, before any
+# answer ran: the kernel writes the student's tensors with these, whatever an answer replaced later.
+_DETACH, _TO, _CONTIGUOUS, _RESHAPE, _VIEW, _NUMPY, _NUMEL = (
+    torch.Tensor.detach, torch.Tensor.to, torch.Tensor.contiguous, torch.Tensor.reshape, torch.Tensor.view,
+    torch.Tensor.numpy, torch.Tensor.numel)
+
+
 def tensor_bytes(tensor: torch.Tensor) -> bytes:
     """The raw bytes of a plain, dense tensor (any dtype above), in C order, on the CPU."""
-    flat = tensor.detach().to("cpu").contiguous().reshape(-1)
+    flat = _RESHAPE(_CONTIGUOUS(_TO(_DETACH(tensor), "cpu")), -1)
     if flat.dtype == torch.bool:
-        flat = flat.to(torch.uint8)
-    return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+        flat = _TO(flat, torch.uint8)
+    return _NUMPY(_VIEW(flat, torch.uint8)).tobytes() if _NUMEL(flat) else b""
 
 
 def tensor_from(payload: dict, limit: int) -> torch.Tensor:

@@ -46,7 +46,7 @@ from tabulate import tabulate
 from course_utils import ipynb
 from course_utils.course import Course, CourseError
 from course_utils.grader.engine.pipeline import autograde
-from course_utils.grader.engine.records import GradeRecord
+from course_utils.grader.engine.records import MACHINE, GradeRecord
 from course_utils.qa import grouping
 from course_utils.qa.sample_class import (
     Messages,
@@ -301,8 +301,8 @@ def run(course: Course, ids: list[str], workers: int = 2, progress: bool = False
 
 
 def submission_flags(record: GradeRecord) -> tuple[str, ...]:
-    """The flags about the submission itself (a machine without isolation flags every job alike)."""
-    return tuple(flag for flag in record.flags if not flag.startswith("not isolated"))
+    """The flags about the submission itself (a machine without isolation or cgroups flags every job alike)."""
+    return tuple(flag for flag in record.flags if not flag.startswith(MACHINE))
 
 
 def _fair(record: GradeRecord) -> bool:

@@ -210,3 +210,22 @@ def test_an_exception_in_the_students_code_names_their_line_not_torch(tmp_path):
     assert "RuntimeError" in part and "`scores = query @ keys.T`" in part and "line 2" in part, part
     assert "Print the shapes" in part or "reverses every dim" in part, part  # a hint follows the student's line
     assert "torch/" not in part and "checks.py" not in part
+
+
+def test_an_ungraded_cell_that_fails_through_an_exercise_whose_test_fails_names_that_exercise():
+    nb = _notebook(
+        _cell("class LayerNorm:\n    def forward(self, x):\n        return x.foo", "LayerNorm", solution=True),
+        _cell("check(LayerNorm)", "test_LayerNorm", grade=True, points=1,
+              error=("AssertionError", "the normalised rows must have mean 0")),
+        _cell("y = model(x)", error=("AttributeError", "'Tensor' object has no attribute 'foo'"),
+              traceback=["Cell In[6], line 1", "Cell In[3], line 3, in LayerNorm.forward(self, x)"]),
+        _cell("norm = LayerNorm()\nprint(norm.forward(1) + 1)", error=("TypeError", "unsupported operand"),
+              traceback=["Cell In[7], line 2"]),
+        _cell("print(1 / 0)", error=("ZeroDivisionError", "division by zero"), traceback=["Cell In[8], line 1"]),
+    )
+    warnings = [p for p in diagnose(nb, _failed(nb, "test_LayerNorm")) if p.kind == "warning"]
+    assert len(warnings) == 3
+    through, uses, alone = (_flat(w.title) for w in warnings)
+    assert "came from your LayerNorm, whose test fails above: fix LayerNorm first" in through
+    assert "uses LayerNorm, whose test fails above" in uses
+    assert "LayerNorm" not in alone and "will not run cleanly" in alone

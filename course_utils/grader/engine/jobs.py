@@ -7,8 +7,9 @@ needs this package installed and nothing of the course folder, which is what let
 on another machine grade without a shared file system. The worker reads the student's source
 (`screen`), makes a private course root in its own temporary folder, runs `nbgrader autograde`
 there in its own process group under time limits, with kernels started by
-`course_utils.grader.judge.sandbox` under memory and storage limits, and returns a `GradeRecord`.
-Jobs share nothing; only the caller writes to the real gradebook.
+`course_utils.grader.judge.sandbox` under storage limits and in a cgroup of the job's own (memory,
+processes and CPU for all the kernel's processes together) where the machine allows, and returns a
+`GradeRecord`. Jobs share nothing; only the caller writes to the real gradebook.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from course_utils.course import load_coursedir
 from course_utils.grader.judge import sandbox
+from course_utils.grader.judge.sandbox import cgroups
 from course_utils.grader.engine.gradebook import read_auto_grades
 from course_utils.grader.engine.nbgrader_runner import (
     RELOCATED_CONFIG,
@@ -46,8 +48,10 @@ class Limits:
     """What one student's submission may use while it is graded."""
     cell_seconds: int = 120       # one cell (the grader's timeout per cell)
     job_seconds: int = 600        # the whole submission, kernel start to last test
-    memory_bytes: int = 4 << 30   # data memory of the student's kernel
-    threads: int = 0              # CPU threads of the student's kernel (0: torch's default, all cores)
+    memory_bytes: int = 4 << 30   # memory of the student's kernel and every process it starts, together
+    processes: int = 512          # processes and threads of the kernel and what it starts, together
+    threads: int = 0              # CPU threads of the student's kernel (0: torch's default, all cores);
+    #                               with a cgroup, also the cores its processes may use together
     folder_bytes: int = sandbox.FOLDER_BYTES  # what the kernel may write into the notebook's folder
     tmp_bytes: int = sandbox.TMP_BYTES        # ... into /tmp, and into its home folder
     shm_bytes: int = sandbox.SHM_BYTES        # ... into /dev/shm (shared memory)
@@ -59,6 +63,26 @@ class Limits:
                               "home": (self.tmp_bytes, "--tmp-mb", "the home folder"),
                               "shm": (self.shm_bytes, "--shm-mb", "/dev/shm")}.get(place, (0, "", place))
         return f"the notebook filled {name} ({size >> 20} MB, course autograde {option}); writes after that failed"
+
+    def memory_reached(self, kernel_died: bool = False) -> str:
+        """What a student reads when their notebook's processes together reached the job's memory limit."""
+        limit = (f"the job's memory limit ({self.memory_bytes / 2**30:g} GB for all of the notebook's processes "
+                 "together, course autograde --memory-gb)")
+        if kernel_died:
+            return f"the notebook's kernel was stopped at {limit}; no test after that point could run"
+        return f"the notebook's processes reached {limit}: Linux stopped the largest"
+
+    def processes_reached(self) -> str:
+        """What a student reads when their notebook started as many processes and threads as its job may."""
+        return (f"the notebook reached the job's limit of {self.processes} processes and threads (course "
+                "autograde --processes); starting more failed")
+
+    def reached(self, usage: cgroups.Usage | None) -> list[str]:
+        """What the job's cgroup says its notebook reached, for the student's detail."""
+        if usage is None:
+            return []
+        return ([self.memory_reached()] if usage.oom_kills else []) + \
+            ([self.processes_reached()] if usage.processes_refused else [])
 
 
 @dataclass
@@ -92,6 +116,17 @@ def _kernelspec(folder: Path) -> None:
         "metadata": {"debugger": False}}))
 
 
+# A flag on every row of a job whose memory and processes were limited per process only (no cgroup):
+# the machine's doing, like `not isolated`, so it does not hold the grade.
+NOT_LIMITED = "not limited per job"
+
+
+def not_limited(why: str) -> str:
+    """The flag of a job that no cgroup held, saying why and what held it instead (one flag: grades.csv
+    joins a row's flags with "; ")."""
+    return (f"{NOT_LIMITED}: {why.replace('; ', ', ')} (memory and CPU time are limited per process, "
+            "processes per sandbox)")
+
 KERNEL_DIED = ("the notebook's kernel died while running it (os._exit, sys.exit at top level, a crash, "
                "or more memory than allowed); no test after that point could run")
 
@@ -121,6 +156,7 @@ class Report:
     """What a job's report (JSON lines from the sandbox and the grader's preprocessors) says."""
     flags: set[str] = field(default_factory=set)   # for the instructor
     full: list[str] = field(default_factory=list)  # places the notebook filled (the sandbox's names)
+    notes: list[str] = field(default_factory=list)  # other limits the notebook reached, in words
 
 
 def read_report(report_lines: Iterable[str], kernel_ran: bool = True) -> Report:
@@ -137,14 +173,29 @@ def read_report(report_lines: Iterable[str], kernel_ran: bool = True) -> Report:
             started = True
         elif kind == "isolation":
             report.flags.add(f"not isolated: {detail}")
+        elif kind == "limits":
+            report.flags.add(not_limited(str(detail)))
         elif kind == "storage" and detail not in report.full:
             report.full.append(str(detail))
+        elif kind in ("output", "timeout"):
+            note = _limit_note(kind, detail)
+            if note not in report.notes:
+                report.notes.append(note)
     if ended:
         count = len(ended)
         report.flags.add(f"processes: {count} left running by the notebook, ended with the job")
     if kernel_ran and not started:
         report.flags.add("not isolated: the kernel did not start through course_utils.grader.judge.sandbox")
     return report
+
+
+def _limit_note(kind: str, detail: object) -> str:
+    """What the row's detail says of a limit a grading preprocessor reported (see preprocessors/execute_verdicts)."""
+    if kind == "output":
+        chars = detail.get("chars") if isinstance(detail, dict) else None
+        return (f"a cell printed more than {chars} characters: the grader kept the first {chars} of its output"
+                if isinstance(chars, int) else "a cell printed more than the grader keeps: its output was cut")
+    return f"the test {detail} ran longer than the time limit per cell (course autograde --cell-timeout)"
 
 
 def gradebook_cells(gradebook: bytes) -> tuple[list[tuple[str, bool]], list[str]]:
@@ -210,15 +261,28 @@ def _font_cache() -> str:
     return str(folder)
 
 
-class _Prestarted:
-    """A sandbox started for a worker's next job (sandbox.prestart): its launcher and hand-over folder."""
+def job_cgroup(limits: Limits) -> tuple[cgroups.JobCgroup | None, str]:
+    """The cgroup a kernel's sandbox runs in, with the job's limits; or None and why there is none.
 
-    def __init__(self, env: dict[str, str], folder_name: str) -> None:
+    COURSE_GRADER_CGROUPS=0 switches them off (every row then says so).
+    """
+    if os.environ.get("COURSE_GRADER_CGROUPS", "1") == "0":
+        return None, "per-job cgroups are switched off (COURSE_GRADER_CGROUPS=0)"
+    return cgroups.create(limits.memory_bytes, limits.processes, limits.threads)
+
+
+class _Prestarted:
+    """A sandbox started for a worker's next job (sandbox.prestart): its launcher, hand-over folder and cgroup."""
+
+    def __init__(self, env: dict[str, str], folder_name: str, limits: Limits) -> None:
         self.key = sandbox.prestart_key(env, folder_name)
         self.thread = threading.current_thread()   # the only thread whose next job may take it
         # Private to the grader (mkdtemp: 0700) and short: the hand-over socket's path has at most 107 bytes.
         self.handover = tempfile.mkdtemp(prefix="ag-pre-")
+        self.cgroup, self.unlimited = job_cgroup(limits)   # the job that takes it runs in it
         env = {**env, sandbox.REPORT: os.path.join(self.handover, "report.jsonl")}
+        if self.cgroup is not None:
+            env[cgroups.CGROUP] = self.cgroup.description
         with open(os.path.join(self.handover, "kernel.log"), "wb") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "course_utils.grader.judge.sandbox", "--prestart", self.handover, folder_name],
@@ -227,10 +291,12 @@ class _Prestarted:
         _PRESTARTED.add(self)
 
     def end(self) -> None:
-        """Stop it if it still runs (never taken, or its job is over) and remove its hand-over folder."""
+        """Stop it if it still runs (never taken, or its job is over); remove its cgroup and hand-over folder."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        if self.cgroup is not None:
+            self.cgroup.remove()
         shutil.rmtree(self.handover, ignore_errors=True)
         _PRESTARTED.discard(self)
 
@@ -260,7 +326,8 @@ def _bwrap_isolates() -> bool:
     return sandbox.find_bwrap()[0] is not None
 
 
-def _kernel_for(env: dict[str, str], folder_name: str, next_folder: str | None) -> _Prestarted | None:
+def _kernel_for(env: dict[str, str], folder_name: str, next_folder: str | None,
+                limits: Limits | None = None) -> _Prestarted | None:
     """The sandbox this worker pre-started for this job, if it fits it exactly (else it is ended); and,
     while this job runs, one is started for the worker's next job, whose notebook folder is `next_folder`
     (None: no job is left to take it, and its bwrap and torch import, seconds of CPU, would be spent for
@@ -272,7 +339,7 @@ def _kernel_for(env: dict[str, str], folder_name: str, next_folder: str | None) 
     if taken is not None and (taken.key != sandbox.prestart_key(kernel_env, folder_name) or taken.proc.poll() is not None):
         taken.end()
         taken = None
-    _NEXT_KERNEL.sandbox = _Prestarted(kernel_env, next_folder) if next_folder is not None else None
+    _NEXT_KERNEL.sandbox = _Prestarted(kernel_env, next_folder, limits or Limits()) if next_folder is not None else None
     return taken
 
 
@@ -349,6 +416,7 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
         "COURSE_SANDBOX_HOME": str(_kernel_home(private)),
         "COURSE_SANDBOX_FONTS": _font_cache(),
         "COURSE_SANDBOX_MEMORY_BYTES": str(job.limits.memory_bytes),
+        "COURSE_SANDBOX_PROCESSES": str(job.limits.processes),
         "COURSE_SANDBOX_CPU_SECONDS": str(job.limits.job_seconds),
         "COURSE_SANDBOX_FOLDER_BYTES": str(job.limits.folder_bytes),
         "COURSE_SANDBOX_TMP_BYTES": str(job.limits.tmp_bytes),
@@ -360,20 +428,28 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
         # Dask's nanny sets OPENBLAS_NUM_THREADS=1 for its workers, which the kernel would inherit.
         env.update({name: str(job.limits.threads)
                     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
-    prestarted = _kernel_for(env, aid, next_assignment() if next_assignment is not None else aid)
+    prestarted = _kernel_for(env, aid, next_assignment() if next_assignment is not None else aid, job.limits)
+    group, unlimited = (prestarted.cgroup, prestarted.unlimited) if prestarted is not None else job_cgroup(job.limits)
     if prestarted is not None:
         env[sandbox.PRESTARTED] = prestarted.handover
+    if group is not None:
+        env[cgroups.CGROUP] = group.description
+    else:
+        record.flags.append(not_limited(unlimited))
     try:
         result = launch(["autograde", aid, f"--student={student}", "--create", "--force"], private, env,
                         timeout=job.limits.job_seconds)
     finally:
+        usage = group.usage() if group is not None else None
         if prestarted is not None:
             prestarted.end()
+        if group is not None:
+            group.remove()   # and whatever of the job still runs in it
     log = result.log
     record.log = log[-5000:]
     found = read_report(report.read_text().splitlines() if report.is_file() else [], kernel_ran=result.ok)
     record.flags = sorted(set(record.flags) | found.flags)
-    storage = [job.limits.storage(place) for place in found.full]
+    storage = [job.limits.storage(place) for place in found.full] + job.limits.reached(usage) + found.notes
     if result.timed_out:
         record.detail = "; ".join([f"grading took longer than {job.limits.job_seconds} s and was stopped "
                                    "(an endless loop, or very slow code?)", *storage])
@@ -381,7 +457,11 @@ def _run_in(private: Path, sockets: str, job: GradeJob, notebook_json: str, note
     graded = Path(coursedir.format_path(coursedir.autograded_directory, student, aid)) / f"{aid}.ipynb"
     scores = read_auto_grades(coursedir.db_url, coursedir.course_id, aid, student)
     if not result.ok or scores is None or not graded.is_file():
-        record.detail = "; ".join([explain_failure(log), *storage])
+        failure = explain_failure(log)
+        if failure == KERNEL_DIED and job.limits.memory_reached() in storage:   # not a crash: its memory
+            storage.remove(job.limits.memory_reached())
+            failure = job.limits.memory_reached(kernel_died=True)
+        record.detail = "; ".join([failure, *storage])
         # nbgrader itself killed by a signal: its fork server lost, or the machine's out-of-memory
         # killer; the notebook's kernel runs in a PID namespace of its own and cannot reach it.
         record.retry = result.returncode is not None and result.returncode < 0

@@ -83,12 +83,15 @@ def _reap(children: dict[int, object]) -> None:
 
 
 def warm() -> None:
-    """Before the first fork: what every run would otherwise do again for itself (about 0.1 s of CPU a run).
+    """Before the first fork: what every run would otherwise do again for itself.
 
     nbformat compiles a JSON-schema validator per (nbformat minor, relaxed) the first time a process
     validates a notebook; an autograde run also imports the SQLite dialect, the kernelspec lookup
-    (ipykernel, IPython) and the course's preprocessors (which its config file names). Each is made
-    or imported here once, as the run would make or import it; the runs stay fresh processes.
+    (ipykernel, IPython) and the course's preprocessors (which its config file names); and it judges
+    the test cells itself (`judge.verdicts`), with torch, the tests' own helpers and what the notebooks'
+    setup cells import (about 2 s of imports a run). Each is made or imported here once, as the run would
+    make or import it; the runs stay fresh processes. Nothing here starts a thread (a fork would copy it
+    half-made): torch is imported, never run.
     """
     import importlib
 
@@ -97,8 +100,16 @@ def warm() -> None:
     for minor in (4, 5):
         for relaxed in (False, True):
             get_validator(4, minor, relax_add_props=relaxed)
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")   # this process draws nothing; a kernel chooses its own backend
+    except ImportError:
+        pass
     for module in ("sqlalchemy.dialects.sqlite", "ipykernel.kernelspec", "IPython", "codeop",
-                   "course_utils.grader.judge.preprocessors", "course_utils.grader.judge.sandbox"):
+                   "course_utils.grader.judge.preprocessors", "course_utils.grader.judge.sandbox", "torch",
+                   "course_utils.grader.judge.verdicts.cell", "course_utils.notebook.checks",
+                   "course_utils.notebook.session", "course_utils.notebook.plotting", "matplotlib.pyplot"):
         try:
             importlib.import_module(module)
         except ImportError:  # a run that needs it reports the error itself

@@ -34,6 +34,9 @@ c.CourseDirectory.db_url = "sqlite:///" + _os.path.join(c.CourseDirectory.root, 
 '''
 
 
+LOG_TAIL_BYTES = 1 << 20   # what is read of a run's log: its end, where nbgrader says why it failed
+
+
 @dataclass
 class NbgraderResult:
     args: list[str]
@@ -132,8 +135,21 @@ def launch(args: list[str], cwd: str | Path, env: dict[str, str], timeout: float
     with tempfile.TemporaryDirectory(prefix="nbgrader-log-") as folder:
         log = os.path.join(folder, "nbgrader.log")
         returncode = _SERVER.run(args, cwd, env, log, timeout)
-        text = Path(log).read_text(errors="replace") if os.path.exists(log) else ""
+        text = read_tail(log)
     return NbgraderResult(nbgrader_command(*args), returncode, text)
+
+
+def read_tail(path: str, size: int = LOG_TAIL_BYTES) -> str:
+    """The last `size` bytes of the file at `path` as text ("" where there is none).
+
+    A run's log is read with a limit: what a graded kernel prints reaches it capped
+    (sandbox.output), but the grader's memory must not depend on it."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - size))
+            return handle.read(size).decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def _launch_subprocess(args: list[str], cwd: str | Path, env: dict[str, str],

@@ -32,7 +32,7 @@ from course_utils.grader.engine.journal import Journal, fingerprint
 from course_utils.grader.engine.nbgrader_runner import generate, make_scratch_root
 from course_utils.grader.engine.lock import course_lock
 from course_utils.grader.engine.records import CSV_COLUMNS, RETRIED, GradeRecord
-from course_utils.grader.judge.sanitize import locate
+from course_utils.grader.judge.sanitize import BrokenSubmission, locate, read_submission
 
 if TYPE_CHECKING:
     from traitlets.config import Config
@@ -227,10 +227,17 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
     gradebook.ensure_students(db_url, course.course_id, submitted)
 
     records, todo = {}, []
+    # Every folder below it must be the student's own, and every notebook a file of its own: a link
+    # to a classmate's notebook is never graded as the linker's (sanitize.locate, read_submission).
+    handed_in = course.root / course.coursedir.submitted_directory
     for aid in ids:
         top = gradebook.max_score(db_url, course.course_id, aid)
         for student in everyone:
-            path, note = locate(course.submitted(student, aid), aid)
+            path, note = locate(course.submitted(student, aid), aid, top=handed_in)
+            try:
+                raw = read_submission(path, handed_in) if path is not None else b""
+            except BrokenSubmission as error:
+                path, note = None, str(error)
             if path is None:
                 status = "unmatched" if note else "missing"
                 records[student, aid] = GradeRecord(student, aid, status, 0.0, top,
@@ -238,7 +245,8 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
                 continue
             files, flags = exchange_files(course.submitted(student, aid))
             # The same notebook handed in again is a new submission (a new time, a new feedback secret).
-            stamp = fingerprint(path.read_bytes() + (json.dumps(files, sort_keys=True).encode() if files else b""))
+            stamp = fingerprint(raw + (json.dumps(files, sort_keys=True).encode() if files else b""))
+            del raw
             previous = done.get((student, aid))
             if previous and previous.get("fingerprint") == stamp and previous.get("db_url") == db_url \
                     and not previous.get("retry"):
@@ -255,12 +263,18 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
     # workers elsewhere in their own temporary folder.
     work_dir = str(jobs_dir) if scheduler in (None, "local") else None
 
+    changed: list[GradeRecord] = []   # submissions that became links or went away since they were found
+
     def jobs() -> Iterator[GradeJob]:  # made as workers free up: the bytes of a few submissions at a time
         for sub in todo:
             made = templates[sub.aid]
-            notebook = sub.path.read_bytes()
-            yield GradeJob(sub.aid, sub.student, notebook, made.gradebook, config, limits, work_dir,
-                           made.release, submission_salt(secret, notebook))
+            try:
+                raw = read_submission(sub.path, handed_in)
+            except BrokenSubmission as error:
+                changed.append(GradeRecord(sub.student, sub.aid, "unmatched", 0.0, sub.max_score, str(error)))
+                continue
+            yield GradeJob(sub.aid, sub.student, raw, made.gradebook, config, limits, work_dir, made.release,
+                           submission_salt(secret, raw))
 
     if scheduler is not None:
         results = schedulers.run_dask(jobs(), workers, scheduler)
@@ -281,6 +295,9 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
         journal.append({**record.summary(), "fingerprint": sub.stamp, "db_url": db_url, "retry": record.retry})
         bar.update(1)
     bar.close()
+    for record in changed:
+        records[record.student_id, record.assignment] = record
+        write_csv([record], report, order=known)
     final = ordered()
     # Graders change scores in the formgrader after autograding: every graded row of the report,
     # this run's and earlier runs', shows what the gradebook holds now.

@@ -26,8 +26,10 @@ RETRIED = "the next `course autograde` grades it again (the cause may be the gra
 CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "late_submission_penalty", "timestamp",
                "status", "detail", "held", "flags"]
 # Flags that hold a grade for the instructor: evidence about what the student did, not about the
-# machine (not isolated) or a repair that costs nothing (a copied cell, a misnamed file).
+# machine (not isolated, not limited per job) or a repair that costs nothing (a copied cell, a misnamed file).
 HOLDING = ("source:", "edited graded cell:", "processes:")
+# Flags about the grading machine rather than the submission: every job on it gets them alike.
+MACHINE = ("not isolated", "not limited per job")
 
 
 @dataclass

@@ -94,6 +94,17 @@ def _slow_everywhere(nb):
     return nb
 
 
+# A right softmax that loops forever the first time it is called: when the grader's test calls it.
+LOOPS_ONCE = '''
+_right, _first = softmax, [True]
+def softmax(x, dim=-1):
+    if _first:
+        _first.clear()
+        while True:
+            pass
+    return _right(x, dim=dim)
+'''
+
 LIAR = '''
 class Agreeable(torch.Tensor):
     def __eq__(self, other):
@@ -107,6 +118,7 @@ def softmax(x, dim=-1):
 HOSTILE = {
     "b_endless_loop": lambda r, s: _append(S.perfect(r, s), "softmax", "while True:\n    pass", before=True),
     "b_slow_everywhere": lambda r, s: _slow_everywhere(S.perfect(r, s)),
+    "b_loops_when_tested": lambda r, s: _append(S.perfect(r, s), "softmax", LOOPS_ONCE),
     "c_os_exit": lambda r, s: _append(S.perfect(r, s), "soft_lookup", "import os\nos._exit(1)"),
     "d_segfault": lambda r, s: _append(S.perfect(r, s), "soft_lookup", "import ctypes\nctypes.string_at(0)"),
     "e_system_exit": lambda r, s: _append(S.perfect(r, s), "softmax", "raise SystemExit(3)", before=True),
@@ -180,6 +192,10 @@ def test_endless_loops_hit_the_time_limits(hostile_class):
     assert loop["status"] == "graded" and 0 < _score(loop)[0] < _score(loop)[1], loop
     slow = rows["b_slow_everywhere"]
     assert slow["status"] == "error" and f"longer than {JOB_SECONDS} s" in slow["detail"], slow
+    # Stopped while the grader judged a test: that test fails, the kernel is interrupted, the next ones run.
+    tested = rows["b_loops_when_tested"]
+    assert tested["status"] == "graded" and tested["detail"].startswith("failed: test_softmax;"), tested
+    assert "ran longer than the time limit per cell" in tested["detail"], tested
 
 
 @pytest.mark.slow

@@ -44,6 +44,30 @@ def test_a_kernel_that_never_reported_is_flagged_as_not_isolated_only_if_a_kerne
     assert read_report([], kernel_ran=False).flags == set(), "nbgrader failed before any kernel: nothing to say"
 
 
+def test_a_launcher_that_could_not_join_its_jobs_cgroup_is_flagged_without_holding_the_grade():
+    report = read_report([_line("started", 1), _line("limits", "could not join the job's cgroup /x (Permission denied)")])
+    [flag] = report.flags
+    assert flag == (f"{jobs.NOT_LIMITED}: could not join the job's cgroup /x (Permission denied) (memory and CPU "
+                    "time are limited per process, processes per sandbox)")
+    assert not GradeRecord("ana", AID, "graded", flags=[flag]).held, "the machine's doing, like `not isolated`"
+
+
+def test_a_limit_of_the_job_reached_tells_the_student_which_and_the_option():
+    from course_utils.grader.judge.sandbox.cgroups import Usage
+
+    limits = Limits(memory_bytes=3 << 30, processes=100)
+    assert limits.reached(None) == limits.reached(Usage()) == []
+    said = limits.reached(Usage(oom_kills=1, processes_refused=4))
+    assert "memory limit (3 GB for all of the notebook's processes together" in said[0] and "--memory-gb" in said[0]
+    assert "limit of 100 processes and threads" in said[1] and "--processes" in said[1]
+    assert "no test after that point could run" in limits.memory_reached(kernel_died=True)
+
+
+def test_per_job_cgroups_can_be_switched_off_and_the_reason_says_so(monkeypatch):
+    monkeypatch.setenv("COURSE_GRADER_CGROUPS", "0")
+    assert jobs.job_cgroup(Limits()) == (None, "per-job cgroups are switched off (COURSE_GRADER_CGROUPS=0)")
+
+
 def test_a_filled_place_tells_the_student_its_limit_and_the_option():
     says = Limits(tmp_bytes=32 << 20).storage("tmp")
     assert "/tmp" in says and "32 MB" in says and "--tmp-mb" in says

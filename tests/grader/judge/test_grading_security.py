@@ -1,5 +1,13 @@
 """Grades that hold against a hostile class, graded by `course autograde` as root and as an ordinary account.
 
+Issue 36's six groups each have attacks here, written against the design rather than the examples:
+the screen following names instead of values (j_), allowed packages running code from strings (k_),
+the verdict taken from inside the kernel (l_: skipped, filtered or read tests), shortcuts under the
+notebook's own names (m_), limits per process rather than per job (n_) and files that are links (o_).
+Test cells are judged in the grader, so what a kernel does can reach no grade: every attack on a wrong
+answer stays below full marks or is held, and no line of a hidden test reaches any graded notebook's
+outputs or any feedback page.
+
 Most instructors grade from their own account on a hub; CI grades as root. The same class is
 graded both ways (module fixture, one run per grader). Attackers hand in a wrong answer to notebook
 01's `softmax` plus one way of getting full marks for it anyway, or of reaching past their job
@@ -11,9 +19,12 @@ and held for the instructor.
 """
 import copy
 import csv
+import html
+import json
 import os
 import sys
 import textwrap
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -23,6 +34,7 @@ from conftest import COURSE, ROOT, run_course
 from hostile import LoopbackListener, leftover_processes
 from course_utils import ipynb
 from course_utils.grader.engine.gradebook import opened
+from course_utils.grader.engine.jobs import NOT_LIMITED
 from course_utils.qa import submissions as S
 from course_utils.qa.catalogue import load
 from course_utils.qa.sample_class import write_class
@@ -33,7 +45,8 @@ WRONG = next(e for e in load(COURSE, AID) if e.kind == "wrong" and e.grade_id ==
 MARKER = "course-security-test-leftover"
 ACCOUNT = "ag-grader"
 SECRET = "the-instructors-hub-token"
-LIMITS = ["--cell-timeout", "60", "--timeout", "240", "--folder-mb", "24", "--tmp-mb", "24", "--shm-mb", "8"]
+LIMITS = ["--cell-timeout", "60", "--timeout", "240", "--folder-mb", "24", "--tmp-mb", "24", "--shm-mb", "8",
+          "--processes", "96"]
 
 # Looks for the solutions, the gradebook and other students' notebooks in every folder above its own.
 STEAL = '''
@@ -120,6 +133,90 @@ warnings.warn("just checking")
 '''
 
 
+# j_: a module reached by value, not by name. The kernel's own references loosened through a parameter,
+# a provided module's modules, and a tensor method replaced through a call's result.
+THROUGH_A_PARAMETER = '''
+def _loosen(where):
+    where.allclose = lambda *args, **kwargs: True
+    where.isclose = lambda a, b, **kwargs: a == a
+_loosen(trusted)
+_loosen(checks.sys.modules["torch"])
+'''
+THROUGH_A_CALL = '''
+def _replace(owner, name, value):
+    setattr(owner, name, value)
+_replace(type(torch.zeros(1)), "sub", lambda self, other: self)
+_replace(checks, "expect_close", lambda *args, **kwargs: None)
+'''
+
+# k_: code from a string, through packages an exercise may use.
+FROM_A_STRING = f'''
+import typing
+def _note(x: "__import__('pathlib').Path('/tmp/{MARKER}-typing').write_text('x') or int"):
+    return x
+typing.get_type_hints(_note)
+import torch.utils.benchmark as _bench
+_bench.Timer(stmt="open('{MARKER}-timer', 'w').write(str(__import__('os').listdir('/')))").timeit(1)
+'''
+
+# l_: the verdict taken inside the kernel. Failures filtered out of what the kernel reports, and the
+# tests' own code read while they run and printed where the notebook and the feedback would show it.
+FILTERS_FAILURES = '''
+import sys
+_shell = get_ipython()
+_shell.showtraceback = lambda *args, **kwargs: None
+_shell._showtraceback = lambda *args, **kwargs: None
+sys.excepthook = lambda *args: None
+_shell.set_custom_exc((BaseException,), lambda *args, **kwargs: None)
+'''
+READS_THE_TESTS = '''
+import inspect, sys
+from IPython.display import display, update_display
+display("the tests, read while they ran:", display_id="leak")
+_wrong = softmax
+def softmax(x, dim=-1):
+    seen = []
+    for info in inspect.stack():
+        seen.append("".join(info.code_context or []))
+        seen.extend(str(value)[:2000] for value in info.frame.f_locals.values())
+    update_display("\\n".join(seen), display_id="leak")
+    print("\\n".join(seen))
+    return _wrong(x, dim=dim)
+'''
+
+# m_: the forbidden shortcut under the notebook's own names: a right answer by the wrong means.
+BY_THE_NOTEBOOKS_NAME = '''
+def softmax(x, dim=-1):
+    return trusted.softmax(x, dim=dim)
+'''
+BY_A_BUILT_NAME = '''
+def softmax(x, dim=-1):
+    found = getattr(x, "".join(["soft", "max"]))
+    return found(dim)
+'''
+
+# n_: processes without end, each small: the job's process limit holds them all together.
+PROCESSES = '''
+import os, time
+for _ in range(400):
+    try:
+        if os.fork() == 0:
+            time.sleep(20)
+            os._exit(0)
+    except OSError as error:
+        print("refused:", error.strerror)
+        break
+'''
+
+
+def _skips_its_tests(r, s):
+    nb = S.with_answers(r, s, {"softmax": WRONG})
+    for cell in nb.cells:
+        if ipynb.nbgrader_meta(cell).get("grade_id", "").endswith("softmax") and cell.cell_type == "code":
+            cell.metadata["tags"] = ["skip-execution", "raises-exception"]
+    return nb
+
+
 def _network(port):
     return f'''
 import socket
@@ -204,6 +301,16 @@ ATTACKS = {
     "i_edited_test_metadata": _edited_tests(_demote),
     "i_deleted_test_cells": _edited_tests(_delete),
     "i_renamed_test_cells": _edited_tests(_rename),
+    "j_through_a_parameter": _attack(THROUGH_A_PARAMETER),
+    "j_through_a_call": _attack(THROUGH_A_CALL),
+    "k_from_a_string": _attack(FROM_A_STRING),
+    "l_skips_its_tests": _skips_its_tests,
+    "l_filters_failures": _attack(FILTERS_FAILURES),
+    "l_reads_the_tests": _attack(READS_THE_TESTS),
+    "m_by_the_notebooks_name": lambda r, s: S.with_answers(r, s, {"softmax": BY_THE_NOTEBOOKS_NAME}),
+    "m_by_a_built_name": lambda r, s: S.with_answers(r, s, {"softmax": BY_A_BUILT_NAME}),
+    "n_processes": _attack(PROCESSES),
+    "o_a_classmates_notebook": None,  # a link, made once the class is written
 }
 
 
@@ -212,13 +319,16 @@ def graded(request, tmp_path_factory):
     """The class graded by `request.param`; its rows, its course root, the listener, what was left running."""
     require_root("grading as root and as an ordinary account")
     listener = LoopbackListener()
-    makers = {**HONEST, **ATTACKS, "c_network": _attack(_network(listener.port))}
+    makers = {**HONEST, **{k: v for k, v in ATTACKS.items() if v is not None}, "c_network": _attack(_network(listener.port))}
     as_root = request.param == "root"
     where = tmp_path_factory.mktemp("security") if as_root else add_account(ACCOUNT) / "course"
     opened = [] if as_root else opened_for_everyone([sys.executable, ROOT / ".venv", ROOT])
     try:
         scratch = write_class(COURSE, [AID], where, lambda _, release, solution: {
             name: make(copy.deepcopy(release), solution) for name, make in makers.items()})
+        link = scratch.submitted("o_a_classmates_notebook", AID) / f"{AID}.ipynb"
+        link.parent.mkdir(parents=True)
+        link.symlink_to(scratch.submitted("a_perfect", AID) / f"{AID}.ipynb")
         command = ["autograde", "--workers", "2", *LIMITS]
         if as_root:
             result = run_course(*command, cwd=scratch.root, env=dict(os.environ, COURSE_TEST_SECRET=SECRET))
@@ -230,6 +340,9 @@ def graded(request, tmp_path_factory):
             rows = {row["student_id"]: row for row in csv.DictReader(handle)}
         failed = any(row["status"] in ("error", "unmatched") for row in rows.values())
         assert result.returncode == (1 if failed else 0), result.stdout + result.stderr
+        feedback = run_course("feedback", cwd=scratch.root) if as_root else \
+            as_account(ACCOUNT, sys.executable, "-m", "course_utils", "feedback", cwd=scratch.root)
+        assert feedback.returncode == 0, feedback.stdout + feedback.stderr
         yield rows, scratch, listener, leftover_processes(MARKER)
     finally:
         if os.path.exists(f"/dev/{MARKER}"):  # planted by a sandbox that failed: not for the next run to find
@@ -260,12 +373,32 @@ def test_every_kernel_is_isolated(graded):
         {name: row["flags"] for name, row in rows.items() if "not isolated" in row["flags"]}
 
 
+def _students_flags(row):
+    """The flags about what the student did: not the machine's `not limited per job` (see below)."""
+    return [f for f in _flags(row) if not f.startswith(NOT_LIMITED)]
+
+
 @pytest.mark.slow
 def test_honest_students_keep_their_grades_with_no_flag(graded):
     rows = graded[0]
     for name in ("a_perfect", "ana maría", "学生", "a_honest_but_unusual"):
-        assert _full(rows[name]) and not _flags(rows[name]) and rows[name]["held"] == "", rows[name]
-    assert not _full(rows["o'brien"]) and not _flags(rows["o'brien"]), rows["o'brien"]
+        assert _full(rows[name]) and not _students_flags(rows[name]) and rows[name]["held"] == "", rows[name]
+    assert not _full(rows["o'brien"]) and not _students_flags(rows["o'brien"]), rows["o'brien"]
+
+
+@pytest.mark.slow
+def test_an_account_without_a_cgroup_of_its_own_is_told_on_every_row_that_its_limits_hold_per_process(
+        graded, request):
+    """Root makes each job's cgroup; this account has none it may make cgroups in (test_job_limits grades
+    as an account given one): every row says so, and why, without holding a grade."""
+    rows = graded[0]
+    said = {name: [f for f in _flags(row) if f.startswith(NOT_LIMITED)] for name, row in rows.items()}
+    if request.node.callspec.params["graded"] == "root":
+        assert not any(said.values()), said
+    else:
+        assert all(len(flags) == 1 and "grade as root, or from a cgroup delegated to the grading account" in flags[0]
+                   for flags in said.values()), said
+        assert rows["a_perfect"]["held"] == ""
 
 
 @pytest.mark.slow
@@ -273,8 +406,86 @@ def test_no_attack_turns_a_wrong_answer_into_full_marks_without_being_held(grade
     rows = graded[0]
     for name in ATTACKS:
         row = rows[name]
-        assert row["status"] == "graded", row
+        assert row["status"] == ("unmatched" if name.startswith("o_") else "graded"), row
         assert not _full(row) or row["held"] == "yes", f"{name}: full marks and not held: {row}"
+
+
+@pytest.mark.slow
+def test_a_verdict_cannot_be_taken_inside_the_kernel(graded):
+    """Tests skipped by a tag, failures filtered out of the kernel's replies, the references loosened
+    in the kernel: the test cells run in the grader, so each of these is the wrong answer it hides."""
+    rows = graded[0]
+    for name in ("l_skips_its_tests", "l_filters_failures", "j_through_a_parameter", "j_through_a_call",
+                 "h_patches_while_graded", "h_ipython_transformer"):
+        failed = rows[name]["detail"]
+        assert rows[name]["status"] == "graded" and "test_softmax" in failed and "hidden_softmax" in failed, \
+            f"{name}: {rows[name]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["m_by_the_notebooks_name", "m_by_a_built_name"])
+def test_a_forbidden_shortcut_loses_points_under_any_name_and_is_held(graded, name):
+    """The answer is right, by the one means the exercise forbids: the run-time check knows the function
+    by what it is (the notebook's `trusted.softmax`, a name built from pieces), and the screen by what it
+    reaches."""
+    row = graded[0][name]
+    assert row["status"] == "graded" and not _full(row) and row["held"] == "yes", row
+    assert any(f.startswith("source: softmax, line ") for f in _flags(row)), row["flags"]
+
+
+def _hidden_lines():
+    """The lines of notebook 01's hidden tests that say something (publish's own reading of them)."""
+    from course_utils.grader.term.publish import course_secrets
+
+    secrets = course_secrets(COURSE, [AID])
+    return {line for line, where in secrets.hidden.items() if AID in where and line not in secrets.public}
+
+
+@pytest.mark.slow
+def test_no_line_of_a_hidden_test_reaches_a_graded_notebooks_outputs_or_a_feedback_page(graded):
+    """The hidden tests never enter a kernel: whatever a kernel printed, displayed or updated while they were
+    judged (l_reads_the_tests reads every frame it can reach), the grader wrote the test cells' outputs."""
+    scratch = graded[1]
+    hidden = _hidden_lines()
+    assert len(hidden) > 20
+    found = []
+    for path in sorted(scratch.root.glob(f"autograded/*/{AID}/{AID}.ipynb")):
+        for cell in ipynb.read(path).cells:
+            text = "\n".join(str(o.get("text", "")) + json.dumps(o.get("data", {})) + "\n".join(o.get("traceback", []))
+                             for o in cell.get("outputs", []))
+            found += [(path.parts[-3], line) for line in hidden if line in text]
+    for path in sorted(scratch.root.glob(f"feedback/*/{AID}/*.html")):
+        text = html.unescape(path.read_text(errors="replace"))
+        found += [(path.parts[-3], line) for line in hidden if line in text]
+    pages = list(scratch.root.glob(f"feedback/*/{AID}/*.html"))
+    assert len(pages) >= len(HONEST), "feedback was not written"
+    assert not found, found[:5]
+    assert "the tests, read while they ran:" in _printed(scratch, "l_reads_the_tests") or \
+        "the tests, read while they ran:" in json.dumps(ipynb.read(scratch.autograded("l_reads_the_tests", AID)).cells)
+
+
+@pytest.mark.slow
+def test_nothing_is_written_outside_the_jobs_places(graded):
+    """Code run from strings inside allowed packages writes where it may, inside its sandbox: not on the machine."""
+    scratch = graded[1]
+    written = [str(p) for place in (Path("/tmp"), Path("/dev/shm"), Path.home()) for p in place.glob(f"{MARKER}-*")]
+    written += [str(p) for p in scratch.root.rglob(f"{MARKER}-*")]
+    assert not written, written
+    assert graded[0]["k_from_a_string"]["held"] == "yes"
+
+
+@pytest.mark.slow
+def test_a_jobs_processes_are_bounded_together(graded):
+    row = graded[0]["n_processes"]
+    assert "processes" in row["detail"] and "--processes" in row["detail"], row
+    assert not _full(row)
+
+
+@pytest.mark.slow
+def test_a_link_to_a_classmates_notebook_is_not_graded_as_theirs(graded):
+    rows = graded[0]
+    assert rows["o_a_classmates_notebook"]["status"] == "unmatched" and "link" in rows["o_a_classmates_notebook"]["detail"]
+    assert float(rows["o_a_classmates_notebook"]["score"]) == 0.0 and _full(rows["a_perfect"])
 
 
 @pytest.mark.slow

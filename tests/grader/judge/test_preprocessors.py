@@ -5,7 +5,7 @@ from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateI
 from traitlets.config import Config
 
 from course_utils.grader.judge.preprocessors import (KeepFirstGradeId, LimitOutputSize, RestoreGradedCells,
-                                               configure_autograde)
+                                                     StripCellMetadata, configure_autograde)
 
 
 def _cell(grade_id, source):
@@ -19,6 +19,22 @@ def test_keep_first_grade_id_turns_later_copies_into_ordinary_cells():
     assert nb.cells[0].metadata.nbgrader["grade_id"] == "softmax"
     assert "nbgrader" not in nb.cells[2].metadata, "no empty nbgrader dict left for OverwriteCells to trip on"
     assert nb.cells[2].source == "copy"
+
+
+def test_strip_cell_metadata_leaves_graded_cells_only_their_nbgrader_metadata_and_no_code_cell_a_tag():
+    """nbclient skips a cell tagged skip-execution and lets one tagged raises-exception fail: a student's tags
+    on a test cell must not decide how it runs."""
+    test = _cell("test_softmax", "assert softmax(x) is not None")
+    test.metadata.nbgrader.update(grade=True, solution=False, locked=True, points=2)
+    test.metadata.update(tags=["skip-execution"], editable=True, jupyter={"source_hidden": True}, execution={})
+    added = nbformat.v4.new_code_cell("print(1)", metadata={"tags": ["raises-exception"], "scrolled": True})
+    text = nbformat.v4.new_markdown_cell("notes", metadata={"tags": ["mine"]})
+    nb = nbformat.v4.new_notebook(cells=[test, added, text])
+    nb, _ = StripCellMetadata().preprocess(nb, {})
+    assert dict(nb.cells[0].metadata) == {"nbgrader": {"grade_id": "test_softmax", "solution": False, "grade": True,
+                                                       "locked": True, "points": 2}}
+    assert dict(nb.cells[1].metadata) == {"scrolled": True}, "an ordinary code cell keeps all but its tags"
+    assert nb.cells[2].metadata["tags"] == ["mine"], "a markdown cell does not run"
 
 
 def test_limit_output_size_cuts_long_text_and_keeps_short_text():
@@ -42,6 +58,7 @@ def test_configure_autograde_swaps_nbgraders_classes_and_keeps_the_rest():
     assert KeepFirstGradeId in sanitize and DeduplicateIds not in sanitize
     assert sanitize[0] is ClearOutput and OverwriteCells in sanitize and CheckCellMetadata in sanitize
     assert sanitize.index(RestoreGradedCells) == sanitize.index(OverwriteCells) - 1
+    assert sanitize.index(StripCellMetadata) == sanitize.index(OverwriteCells) + 1, "after the repairs"
     assert LimitOutputSize in autograde and LimitOutput not in autograde and autograde[0] is Execute
     assert config.LimitOutputSize.max_chars > 0
 
@@ -54,7 +71,9 @@ def test_configure_autograde_keeps_a_course_configured_list():
     config.Autograde.sanitize_preprocessors = [Extra, DeduplicateIds]
     config.Autograde.autograde_preprocessors.append(Extra)   # a lazy "append to nbgrader's list"
     configure_autograde(config, cell_timeout=5)
-    assert config.Autograde.sanitize_preprocessors == [Extra, KeepFirstGradeId]
+    assert config.Autograde.sanitize_preprocessors == [Extra, KeepFirstGradeId, StripCellMetadata]
+    configure_autograde(config, cell_timeout=5)
+    assert config.Autograde.sanitize_preprocessors.count(StripCellMetadata) == 1, "configured twice, placed once"
     assert config.Autograde.autograde_preprocessors[-1] is Extra
     assert LimitOutputSize in config.Autograde.autograde_preprocessors
 

@@ -21,7 +21,7 @@ from hostile import LoopbackListener, leftover_processes
 from course_utils.grader.judge import sandbox
 
 MARKER = "course-sandbox-test-leftover"
-PACKAGE = os.path.dirname(os.path.dirname(sandbox.__file__))  # course_utils/, where this package is installed
+PACKAGE = sandbox.layout.package_folder()  # course_utils/, where this package is installed
 
 
 def _layout(tmp_path, root=False, monkeypatch=None):
@@ -70,7 +70,7 @@ def test_the_kernel_sees_only_what_grading_needs(tmp_path, monkeypatch):
 
 
 def test_a_python_under_tmp_is_bound_over_the_private_tmp_not_hidden_by_it(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox, "python_folders", lambda: ["/tmp/ci/course/.venv"])
+    monkeypatch.setattr(sandbox.layout, "python_folders", lambda: ["/tmp/ci/course/.venv"])
     args = _layout(tmp_path, monkeypatch=monkeypatch).arguments({}, 9)
     assert args.index("/tmp/ci/course/.venv") > args.index("--tmpfs") + args[args.index("--tmpfs"):].index("/tmp")
     assert ["--chmod", "0755", "/tmp/ci"] == args[args.index("/tmp/ci") - 2:args.index("/tmp/ci") + 1]
@@ -95,7 +95,7 @@ def test_the_kernel_gets_none_of_the_graders_environment(monkeypatch):
 def test_find_bwrap_takes_the_wheels_bubblewrap_and_refuses_an_old_one(monkeypatch):
     path, problem = sandbox.find_bwrap()
     assert path and not problem, problem
-    monkeypatch.setattr(sandbox, "_bwrap_version", lambda path: (0, 8))
+    monkeypatch.setattr(sandbox.bubblewrap, "_bwrap_version", lambda path: (0, 8))
     path, problem = sandbox.find_bwrap()
     assert path is None and "older than 0.10" in problem and "pip install" in problem
 
@@ -109,6 +109,14 @@ def test_find_bwrap_takes_the_wheels_bubblewrap_and_refuses_an_old_one(monkeypat
 def test_without_user_namespaces_the_flag_names_the_setting_to_change(settings, says):
     said = sandbox.why_no_user_namespaces(read=lambda path: settings.get(path, ""))
     assert (says in said) if says else said == ""
+
+
+@pytest.mark.parametrize("release, counted", [("6.18.44-fc-v595", True), ("5.14.0-362.el9.x86_64", True),
+                                               ("5.10.0-28-amd64", False), ("4.19.0", False), ("odd", False)])
+def test_a_process_limit_per_sandbox_is_set_only_where_linux_counts_it_per_user_namespace(release, counted):
+    from course_utils.grader.judge.sandbox.limits import counts_per_namespace
+
+    assert counts_per_namespace(release) is counted
 
 
 def test_leftover_processes_are_ended_and_each_counted_once():
@@ -133,6 +141,37 @@ print(len(sandbox.end_leftovers()))
     finally:  # a failure here must not leave sleepers for the tests that look for leftovers
         for pid in leftover_processes(MARKER):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_the_sandboxs_stdout_and_stderr_reach_the_log_capped_with_their_beginning_and_end(tmp_path):
+    """What a kernel writes to fd 1 and 2 (not the notebook's output): the first bytes as they come, the
+    last at the end, a line saying how much was left out between; nothing else reaches the disk."""
+    from course_utils.grader.judge.sandbox.output import CappedOutput
+
+    log = os.open(tmp_path / "log", os.O_WRONLY | os.O_CREAT)
+    output = CappedOutput(sink=log, head=1000, tail=500)
+    writer = os.fdopen(os.dup(output.write_fd), "wb")
+    writer.write(b"begin\n" + b"x" * (50 << 20) + b"\nthe end\n")
+    writer.close()
+    output.finish()
+    os.close(log)
+    written = (tmp_path / "log").read_bytes()
+    assert written.startswith(b"begin\n") and written.endswith(b"\nthe end\n") and len(written) < 1700
+    assert f"[... {(50 << 20) + 15 - 1500} bytes of the graded kernel's output left out by the grader ...]".encode() \
+        in written
+
+
+def test_the_launcher_relays_only_what_a_supervisor_reports(tmp_path, monkeypatch):
+    """A kernel that reached the supervisor's report pipe could not add a flag of another kind to the report."""
+    monkeypatch.setenv(sandbox.REPORT, str(tmp_path / "report.jsonl"))
+    read, write = os.pipe()
+    thread = sandbox.report.relay(read)
+    lines = [{"kind": "storage", "detail": "tmp"}, {"kind": "restored", "detail": "forged"},
+             {"kind": "started", "detail": 1}, {"kind": "outlived", "detail": [7]}]
+    os.write(write, b"".join(json.dumps(line).encode() + b"\n" for line in lines) + b"not json\n" + b"y" * 100_000)
+    os.close(write)
+    thread.join(10)
+    assert [json.loads(line) for line in (tmp_path / "report.jsonl").read_text().splitlines()] == [lines[0], lines[3]]
 
 
 # ---------------------------------------------------------------------------- a real kernel
@@ -180,6 +219,31 @@ def _kernel(tmp_path, **env):
     finally:
         client.stop_channels()
         km.shutdown_kernel(now=False)
+
+
+FORK_BOMB = '''
+import os, time
+started = 0
+try:
+    for _ in range(300):
+        if os.fork() == 0:
+            time.sleep(3)
+            os._exit(0)
+        started += 1
+except OSError as error:
+    print("refused:", error.strerror)
+print("started", started)
+'''
+
+
+@pytest.mark.slow
+def test_without_a_cgroup_the_supervisor_limits_the_sandboxs_processes_in_its_own_user_namespace(tmp_path):
+    """RLIMIT_NPROC, set in the sandbox's user namespace, counts the sandbox's processes and threads
+    alone (Linux 5.14 and later), not every process of the grading account or of uid 65534."""
+    with _kernel(tmp_path, COURSE_SANDBOX_PROCESSES="48") as (run, report):
+        printed = run(FORK_BOMB)
+    assert "refused: Resource temporarily unavailable" in printed, printed
+    assert 10 < int(printed.split("started ")[1].split()[0]) < 48, printed
 
 
 def _sandbox_processes(report):

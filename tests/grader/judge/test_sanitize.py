@@ -1,10 +1,18 @@
 """Reading a submission defensively: what cannot be graded says why; a repair is noted and flagged."""
 import json
+import os
 
 import nbformat
 import pytest
 
-from course_utils.grader.judge.sanitize import BrokenSubmission, duplicate_grade_ids, locate, prepare, read_notebook
+from course_utils.grader.judge.sanitize import (
+    BrokenSubmission,
+    duplicate_grade_ids,
+    locate,
+    prepare,
+    read_notebook,
+    read_submission,
+)
 
 
 def _notebook(*cells):
@@ -67,3 +75,62 @@ def test_locate_takes_a_lone_misnamed_notebook_and_nothing_ambiguous(tmp_path):
     assert path is None and "2 notebooks (another.ipynb, my copy.ipynb, notes.txt)" in note
     (folder / "01_x.ipynb").write_text("{}")
     assert locate(folder, "01_x") == (folder / "01_x.ipynb", None)
+
+
+def _class(tmp_path):
+    """submitted/ with ana's notebook of 01_x, as nbgrader's exchange leaves it."""
+    top = tmp_path / "submitted"
+    (top / "ana" / "01_x").mkdir(parents=True)
+    (top / "ana" / "01_x" / "01_x.ipynb").write_text('{"ana": "her own work"}')
+    return top
+
+
+def test_a_link_to_a_classmates_notebook_is_not_taken_and_says_what_to_change(tmp_path):
+    top = _class(tmp_path)
+    (top / "bob" / "01_x").mkdir(parents=True)
+    (top / "bob" / "01_x" / "01_x.ipynb").symlink_to(top / "ana" / "01_x" / "01_x.ipynb")
+    path, note = locate(top / "bob" / "01_x", "01_x", top=top)
+    assert path is None and "01_x.ipynb is a link" in note and "hand in the notebook file itself" in note
+    (top / "bob" / "01_x" / "01_x.ipynb").unlink()
+    (top / "bob" / "01_x" / "mine.ipynb").symlink_to(top / "ana" / "01_x" / "01_x.ipynb")
+    path, note = locate(top / "bob" / "01_x", "01_x", top=top)
+    assert path is None and "mine.ipynb is a link" in note, "a lone misnamed link is no notebook either"
+    path, note = locate(top / "ana" / "01_x", "01_x", top=top)
+    assert (path, note) == (top / "ana" / "01_x" / "01_x.ipynb", None), "the linked-to student is graded as usual"
+    assert read_submission(path, top) == b'{"ana": "her own work"}'
+
+
+@pytest.mark.parametrize("linked", ["student", "assignment"])
+def test_a_folder_that_is_a_link_to_a_classmates_is_not_taken(tmp_path, linked):
+    top = _class(tmp_path)
+    if linked == "student":
+        (top / "bob").symlink_to(top / "ana")
+    else:
+        (top / "bob").mkdir()
+        (top / "bob" / "01_x").symlink_to(top / "ana" / "01_x")
+    path, note = locate(top / "bob" / "01_x", "01_x", top=top)
+    shown = "submitted/bob" if linked == "student" else "submitted/bob/01_x"
+    assert path is None and note.startswith(f"{shown} is a link to another folder") and "your own folder" in note
+
+
+def test_a_submission_is_read_without_following_a_link_made_after_it_was_found(tmp_path):
+    """Between `locate` and the read, a folder or the file may become a link: the read refuses it."""
+    top = _class(tmp_path)
+    (top / "bob" / "01_x").mkdir(parents=True)
+    found = top / "bob" / "01_x" / "01_x.ipynb"
+    found.write_text('{"bob": "his own"}')
+    assert locate(top / "bob" / "01_x", "01_x", top=top)[0] == found
+    found.unlink()
+    found.symlink_to(top / "ana" / "01_x" / "01_x.ipynb")
+    with pytest.raises(BrokenSubmission, match="is a link"):
+        read_submission(found, top)
+    found.unlink()
+    (top / "bob" / "01_x").rmdir()
+    (top / "bob" / "01_x").symlink_to(top / "ana" / "01_x")
+    with pytest.raises(BrokenSubmission, match="is a link"):
+        read_submission(found, top)
+    (top / "bob" / "01_x").unlink()
+    (top / "bob" / "01_x").mkdir()
+    os.mkfifo(found)   # opened as a reader, a FIFO would wait for a writer forever
+    with pytest.raises(BrokenSubmission, match="not a regular file"):
+        read_submission(found, top)

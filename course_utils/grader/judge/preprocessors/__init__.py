@@ -15,8 +15,10 @@ from course_utils.grader.judge.preprocessors.execute_verdicts import ExecuteVerd
 from course_utils.grader.judge.preprocessors.keep_first_grade_id import KeepFirstGradeId
 from course_utils.grader.judge.preprocessors.limit_output_size import LimitOutputSize
 from course_utils.grader.judge.preprocessors.restore_graded_cells import RestoreGradedCells
+from course_utils.grader.judge.preprocessors.strip_cell_metadata import StripCellMetadata
 
-__all__ = ["ExecuteVerdicts", "KeepFirstGradeId", "LimitOutputSize", "RestoreGradedCells", "configure_autograde"]
+__all__ = ["ExecuteVerdicts", "KeepFirstGradeId", "LimitOutputSize", "RestoreGradedCells", "StripCellMetadata",
+           "configure_autograde"]
 
 
 def _swapped(config: Config, trait: str, swaps: dict[type, type]) -> list:
@@ -49,6 +51,9 @@ def configure_autograde(config: Config, cell_timeout: int, sockets: str = "", ma
     sanitize = _swapped(config, "sanitize_preprocessors", {DeduplicateIds: KeepFirstGradeId})
     if OverwriteCells in sanitize and RestoreGradedCells not in sanitize:
         sanitize.insert(sanitize.index(OverwriteCells), RestoreGradedCells)
+    if StripCellMetadata not in sanitize:  # after the repairs, which put back what the gradebook has
+        after = max((sanitize.index(p) for p in (RestoreGradedCells, OverwriteCells) if p in sanitize), default=-1)
+        sanitize.insert(after + 1 if after >= 0 else len(sanitize), StripCellMetadata)
     config.Autograde.sanitize_preprocessors = sanitize
     config.Autograde.autograde_preprocessors = _swapped(config, "autograde_preprocessors",
                                                         {LimitOutput: LimitOutputSize, Execute: ExecuteVerdicts})

@@ -27,11 +27,12 @@ from nbconvert.exporters.exporter import ResourcesDict
 from nbformat import NotebookNode
 from nbgrader import utils
 from nbgrader.preprocessors import Execute
-from traitlets import Integer, Unicode
+from traitlets import Bool, Integer, Unicode
 
 from course_utils.grader.judge.sandbox import record
-from course_utils.grader.judge.verdicts.cell import Notebook, judge
-from course_utils.grader.judge.verdicts.channel import CellTimeout, Channel, KernelLost
+
+# The verdicts (and torch with them) are imported where a notebook is graded, not here: the grader's
+# own process reads each job's config, which names this module, and needs none of them.
 
 MAX_MESSAGE_BYTES = 32 << 20
 
@@ -59,13 +60,18 @@ class ExecuteVerdicts(Execute):
     """Execute, except that graded test cells are judged in the grader (see the module docstring)."""
 
     salt = Unicode("", help="hex: the secret this submission's test inputs are drawn with").tag(config=True)
+    # nbgrader raises when a cell's last output does not arrive within iopub_timeout, which stops the whole
+    # notebook; here, where the socket refuses a flood's largest messages, the cell's output is cut instead.
+    raise_on_iopub_timeout = Bool(False).tag(config=True)
     max_output_chars = Integer(200_000, help="characters of output kept per cell while it runs").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict | None = None,
                    km: object = None) -> tuple[NotebookNode, ResourcesDict]:
+        from course_utils.grader.judge.verdicts.cell import Notebook
+
         salt = bytes.fromhex(self.salt) if self.salt else os.urandom(16)
         self._notebook = Notebook(salt)
-        self._channel: Channel | None = None
+        self._channel = None
         self._printed: dict[int, int] = {}
         try:
             return super().preprocess(nb, resources, km)
@@ -86,6 +92,9 @@ class ExecuteVerdicts(Execute):
         return cell, resources
 
     def _judge(self, cell: NotebookNode) -> None:
+        from course_utils.grader.judge.verdicts.cell import judge
+        from course_utils.grader.judge.verdicts.channel import CellTimeout, Channel, KernelLost
+
         if self._channel is None:
             self._channel = Channel(self.km.get_connection_info(), run_sync(self.km.is_alive))
         seconds = float(self.timeout or 600)
@@ -114,7 +123,7 @@ class ExecuteVerdicts(Execute):
         size = len(json.dumps(msg.get("content", {}), default=str))
         self._printed[cell_index] = used + size
         if used + size > self.max_output_chars:
-            record("output", cell_index)
+            record("output", {"cell": cell_index, "chars": self.max_output_chars})
             note = nbformat.v4.new_output("stream", name="stdout", text=(
                 f"\n... [output cut by the grader: this cell printed more than {self.max_output_chars} characters]\n"))
             outs.append(note)

@@ -50,7 +50,7 @@ class Channel:
                                                                                       "hmac-sha256"))
         self.context = zmq.Context()
         self.alive = alive
-        self.shell = self._socket(connection, "shell_port", None)
+        self.shell = self._socket(connection, "shell_port", 16 << 20)   # replies here are small: an execute_reply
         self.stdin = self._socket(connection, "stdin_port", max_bytes)
         self.request_id: str | None = None
         self.deadline = float("inf")
@@ -64,7 +64,17 @@ class Channel:
         if max_bytes is not None:
             socket.setsockopt(zmq.MAXMSGSIZE, max_bytes)
         transport, ip = connection.get("transport", "tcp"), connection["ip"]
+        monitor = socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED)
         socket.connect(f"ipc://{ip}-{connection[port]}" if transport == "ipc" else f"tcp://{ip}:{connection[port]}")
+        # The kernel's stdin socket (a ROUTER) drops a message for an identity whose handshake it has not
+        # seen yet: the probe's first input request would be lost, and the cell would wait for nothing.
+        try:
+            if not monitor.poll(30_000):
+                raise ChannelError(f"could not connect to the kernel's {port.split('_')[0]} channel")
+            monitor.recv_multipart()
+        finally:
+            socket.disable_monitor()
+            monitor.close(0)
         return socket
 
     def close(self) -> None:

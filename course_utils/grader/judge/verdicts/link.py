@@ -66,6 +66,7 @@ class Link:
         self.released: list[int] = []
         self.forbidding: list[tuple[tuple[str, ...], list[str]]] = []
         self.internal = 0   # >0: the link itself is writing tensors (no in-place forwarding)
+        self.kernel_rng: bytes | None = None   # the global RNG state both sides last had in common
 
     # -- requests
 
@@ -86,7 +87,13 @@ class Link:
         return value
 
     def context(self) -> dict:
-        ctx = {"grad": torch.is_grad_enabled(), "rng": wire.b64(wire.tensor_bytes(torch.get_rng_state()))}
+        """How the kernel runs what a request asks: grad mode, forbidden functions, and the global RNG's
+        state where it is not the one both sides already share (5 KB each way otherwise)."""
+        ctx: dict = {"grad": torch.is_grad_enabled()}
+        state = wire.tensor_bytes(torch.get_rng_state())
+        if state != self.kernel_rng:
+            ctx["rng"] = wire.b64(state)
+            self.kernel_rng = state
         forbid = [p for paths, _ in self.forbidding for p in paths]
         if forbid:
             ctx["forbid"] = forbid
@@ -165,7 +172,9 @@ class Link:
         self.internal += 1
         try:
             if isinstance(reply.get("rng"), str):
-                torch.set_rng_state(wire.state_tensor(reply["rng"]))
+                state = wire.state_tensor(reply["rng"])
+                torch.set_rng_state(state)
+                self.kernel_rng = wire.tensor_bytes(state)
             generators = [g for g in _flat(args) if isinstance(g, torch.Generator)]
             states = reply.get("generators") or []
             if len(states) != len(generators):
@@ -251,8 +260,9 @@ class Link:
             number = payload.get("id")
             if isinstance(number, int) and not fresh:
                 known = link._live(number)
-                if known is not None and "bw" not in payload and known.shape == value.shape \
-                        and known.dtype == value.dtype and type(known) is type(value):
+                # The same number is the same kernel tensor, whose dtype, device or shape a conversion in the
+                # kernel may have changed since (module.double()): the copy follows it (`_write`) and stays the one.
+                if known is not None and "bw" not in payload and type(known) is type(value):
                     _write(known, value)
                     value = known
                 else:

@@ -1,0 +1,3 @@
+from course_utils.grader.judge.sandbox.launcher import main
+
+main()
