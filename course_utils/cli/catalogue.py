@@ -29,6 +29,8 @@ def run(args: argparse.Namespace, course: Course) -> int:
         again = stats["graded again"]
         print(f"{stats['jobs']} submissions graded, {len(again)} of them an entry graded again alone (a verdict a "
               "shared submission could not prove)" + (": " + ", ".join(again) if again else "") + ".")
+    for v in misses[:3]:   # why, for the first few: enough to tell a grader's bug from a machine's
+        print(f"\n{v.assignment} / {v.exercise} / {v.entry}:\n{v.detail[-3000:]}")
     devices = Counter(v.device or "(did not say)" for v in verdicts)
     print("graded kernels ran on: " + ", ".join(f"{device} ({n})" for device, n in devices.most_common()))
     return 1 if misses else 0
