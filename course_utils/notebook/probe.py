@@ -48,6 +48,7 @@ _equal = torch.equal
 _tensor_backward = torch.Tensor.backward
 _Tensor = torch.Tensor
 _version = torch.Tensor._version.__get__
+_data_ptr = torch.Tensor.data_ptr
 _isinstance, _getattr, _setattr, _delattr, _len, _iter = (builtins.isinstance, builtins.getattr, builtins.setattr,
                                                           builtins.delattr, builtins.len, builtins.iter)
 _redirect_stderr, _catch_warnings, _simplefilter = contextlib.redirect_stderr, warnings.catch_warnings, \
@@ -97,7 +98,7 @@ def _state(tensor: torch.Tensor) -> tuple:
     new data without an in-place change (their version stays), hence the dtype, device and shape too."""
     grad = tensor.grad if tensor.is_leaf else None   # (a non-leaf's .grad is always None, and warns)
     return (_version(tensor), id(grad), _version(grad) if grad is not None else -1, bool(tensor.requires_grad),
-            tensor.dtype, tensor.device, tuple(tensor.shape))
+            tensor.dtype, tensor.device, tuple(tensor.shape), _data_ptr(tensor))   # `x.data = y`: a new storage
 
 
 def _mro(cls: type) -> list[list[str]]:

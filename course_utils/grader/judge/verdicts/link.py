@@ -247,7 +247,10 @@ class Link:
         def tensor(value: torch.Tensor, payload: dict) -> object:
             position = payload.get("arg")
             if sent is not None and isinstance(position, int) and 0 <= position < len(sent):
-                return sent[position]   # the student returned its argument itself
+                own, number = sent[position], payload.get("id")   # the student returned its argument itself:
+                if isinstance(number, int) and not fresh and not own.requires_grad and link._live(number) is None:
+                    link._track(number, own)   # the test's own tensor, so that what the kernel does to it later reaches it
+                return own
             if payload.get("plain") is False:
                 cls = str(payload.get("cls", ""))
                 value = torch.nn.Parameter(value, requires_grad=value.requires_grad) \
