@@ -387,7 +387,9 @@ def test_what_a_kernel_prints_to_its_own_stdout_fills_neither_the_disk_nor_the_g
     rows, peak_kb, watch, scratch = graded
     row = rows["d_floods_stdout"]
     assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
-    assert peak_kb < 300 << 10, f"the grader's peak RSS was {peak_kb >> 10} MB after {FLOOD_MB} MB were printed"
+    # Read whole, the flood alone would take the grader past FLOOD_MB; the grader's own peak (300 MB on
+    # CI's machine, torch's functions and the verdicts' imports included) stays below it.
+    assert peak_kb < FLOOD_MB << 10, f"the grader's peak RSS was {peak_kb >> 10} MB after {FLOOD_MB} MB were printed"
     assert watch.disk < 64 << 20, f"{watch.disk >> 20} MB on disk while grading"
     log = scratch.root / "build" / "grading" / "errors" / AID / "d_floods_stdout.log"
     assert not log.exists() or log.stat().st_size < 64 << 10

@@ -4,8 +4,8 @@ from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateI
                                     OverwriteCells)
 from traitlets.config import Config
 
-from course_utils.grader.judge.preprocessors import (KeepFirstGradeId, LimitOutputSize, RestoreGradedCells,
-                                                     StripCellMetadata, configure_autograde)
+from course_utils.grader.judge.preprocessors import (ExecuteVerdicts, KeepFirstGradeId, LimitOutputSize,
+                                                     RestoreGradedCells, StripCellMetadata, configure_autograde)
 
 
 def _cell(grade_id, source):
@@ -59,7 +59,8 @@ def test_configure_autograde_swaps_nbgraders_classes_and_keeps_the_rest():
     assert sanitize[0] is ClearOutput and OverwriteCells in sanitize and CheckCellMetadata in sanitize
     assert sanitize.index(RestoreGradedCells) == sanitize.index(OverwriteCells) - 1
     assert sanitize.index(StripCellMetadata) == sanitize.index(OverwriteCells) + 1, "after the repairs"
-    assert LimitOutputSize in autograde and LimitOutput not in autograde and autograde[0] is Execute
+    assert LimitOutputSize in autograde and LimitOutput not in autograde
+    assert autograde[0] is ExecuteVerdicts and Execute not in autograde, "the test cells are judged in the grader"
     assert config.LimitOutputSize.max_chars > 0
 
 
