@@ -312,7 +312,10 @@ def _graded(where, scratch, account=None):
         out, err = grader.communicate(timeout=900)
     finally:
         watch.stop()
-    with (scratch.root / "reports" / "grades.csv").open() as handle:
+    report = scratch.root / "reports" / "grades.csv"
+    assert report.is_file(), \
+        f"course autograde wrote no grades.csv (exit {grader.returncode}):\n{out[-4000:]}\n{err[-4000:]}"
+    with report.open() as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert grader.returncode == 1, out + err   # the linked submissions are unmatched: someone has to act
     return rows, int(err.rsplit("grader peak RSS", 1)[1].split()[0]), watch
