@@ -93,10 +93,14 @@ class _Table:
         self.shipped[number] = (tensor, *_state(tensor))
 
 
+def _leaf_grad(tensor: torch.Tensor) -> torch.Tensor | None:
+    return tensor.grad if tensor.is_leaf else None   # (a non-leaf's .grad is always None, and warns)
+
+
 def _state(tensor: torch.Tensor) -> tuple:
     """What the grader's copy of `tensor` must follow. A module's .double() or .to(device) gives its parameters
     new data without an in-place change (their version stays), hence the dtype, device and shape too."""
-    grad = tensor.grad if tensor.is_leaf else None   # (a non-leaf's .grad is always None, and warns)
+    grad = _leaf_grad(tensor)
     return (_version(tensor), id(grad), _version(grad) if grad is not None else -1, bool(tensor.requires_grad),
             tensor.dtype, tensor.device, tuple(tensor.shape), _data_ptr(tensor))   # `x.data = y`: a new storage
 
@@ -169,7 +173,7 @@ class _Server:
         number = self.table.handle(tensor)
         self.table.remember(number, tensor)
         extra["id"] = number
-        grad = tensor.grad if tensor.is_leaf else None
+        grad = _leaf_grad(tensor)
         if grad is not None and _isinstance(grad, _Tensor):
             extra["grad"] = wire.Encoder(self.reference, None, MAX_REPLY).tensor(grad)
         return extra

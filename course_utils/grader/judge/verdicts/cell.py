@@ -30,13 +30,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from course_utils.grader.judge.screen.parsing import PARSE_LOCK
+from course_utils.grader.judge.screen.parsing import PARSE_LOCK   # one parse at a time (python/cpython#106905)
 from course_utils.grader.judge.verdicts.channel import CellTimeout, Channel, ChannelError, KernelLost
 from course_utils.grader.judge.verdicts.link import AuthoringError, Link
 from course_utils.notebook import checks, tracing, wire
 
-# ast is not safe to use from several threads at once in CPython 3.11 (python/cpython#106905): Dask
-# workers of one process grade side by side, so every parse here takes the lock the source screen takes.
 BUILTINS = frozenset(dir(builtins))
 
 
