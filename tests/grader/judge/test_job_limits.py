@@ -349,6 +349,11 @@ def _flags(row):
     return [f for f in row["flags"].split("; ") if f]
 
 
+def _said(row):
+    """A row whole, for a failed assertion (pytest would cut the dict before its detail)."""
+    return f"{row['student_id']}: {row['status']} {row['score']}/{row['max_score']}, {row['detail']!r}, flags {row['flags']!r}"
+
+
 @pytest.mark.slow
 def test_an_honest_student_keeps_full_marks_with_no_flag(graded):
     row = graded[0]["a_honest"]
@@ -378,6 +383,7 @@ def test_memory_is_limited_for_all_of_a_jobs_processes_together(graded):
 def test_a_fork_bomb_is_bounded_by_the_jobs_process_limit(graded):
     rows, _, watch, scratch = graded
     row = rows["c_fork_bomb"]
+    assert row["status"] == "graded", _said(row)
     assert PROCESSES // 2 < _tasks(_printed(scratch, "c_fork_bomb")) <= PROCESSES
     assert f"the job's limit of {PROCESSES} processes and threads" in row["detail"] and "--processes" in row["detail"]
     assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), \
@@ -389,7 +395,7 @@ def test_a_fork_bomb_is_bounded_by_the_jobs_process_limit(graded):
 def test_what_a_kernel_prints_to_its_own_stdout_fills_neither_the_disk_nor_the_graders_memory(graded):
     rows, peak_kb, watch, scratch = graded
     row = rows["d_floods_stdout"]
-    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), _said(row)
     # Read whole, the flood alone would take the grader past FLOOD_MB; the grader's own peak (300 MB on
     # CI's machine, torch's functions and the verdicts' imports included) stays below it.
     assert peak_kb < FLOOD_MB << 10, f"the grader's peak RSS was {peak_kb >> 10} MB after {FLOOD_MB} MB were printed"
@@ -405,7 +411,7 @@ def test_what_a_cell_prints_is_cut_while_it_is_collected(graded):
     near what grading an honest notebook takes (the fork server's torch, shared, most of it)."""
     rows, _, watch, scratch = graded
     row = rows["d_floods_its_cells"]
-    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), row
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), _said(row)
     assert "a cell printed more than" in row["detail"], row["detail"]
     assert 0 < watch.nbgrader < 1 << 30, f"an nbgrader run reached {watch.nbgrader >> 20} MB"
     assert len(json.dumps(ipynb.read(scratch.autograded("d_floods_its_cells", AID)).cells)) < 2 << 20
