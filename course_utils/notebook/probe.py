@@ -38,7 +38,7 @@ import torch
 from course_utils.notebook import shortcuts, tracing, wire
 
 PREFIX = "\x1ecourse-probe:"
-VERSION = 1
+VERSION = 2
 MAX_REPLY = 256 << 20      # bytes of tensors in one reply
 
 _dumps, _loads = json.dumps, json.loads
@@ -51,6 +51,8 @@ _version = torch.Tensor._version.__get__
 _data_ptr = torch.Tensor.data_ptr
 _isinstance, _getattr, _setattr, _delattr, _len, _iter = (builtins.isinstance, builtins.getattr, builtins.setattr,
                                                           builtins.delattr, builtins.len, builtins.iter)
+_type, _vars, _object_getattribute = builtins.type, builtins.vars, object.__getattribute__
+_Module, _module_getattr = torch.nn.Module, torch.nn.Module.__getattr__
 _redirect_stderr, _catch_warnings, _simplefilter = contextlib.redirect_stderr, warnings.catch_warnings, \
     warnings.simplefilter
 # Where the grader may ask for an object by name (checks.in_kernel): the notebook's namespace, and these.
@@ -288,9 +290,12 @@ class _Server:
         obj = self.table.get(request.get("object"))
         name = str(request.get("name"))
         if name == "__signature__":
-            return self.encode(_signature(obj))
+            return {"value": self.encode(_signature(obj))}
+        plain = _plain_attribute(obj, name)
         with self.context(request.get("ctx") or {}, used):
-            return self.encode(_getattr(obj, name))
+            value = self.encode(_getattr(obj, name))
+        # The grader may read it again from its own copy until its next request of another kind.
+        return {"plain": value} if plain else {"value": value}
 
     def op_setattr(self, request: dict, used: list[str]) -> None:
         obj = self.table.get(request.get("object"))
@@ -434,6 +439,28 @@ def _named(namespace: dict, module: str, qualname: str) -> object:
     for part in parts[1:]:
         obj = _getattr(obj, part)
     return obj
+
+
+def _plain_attribute(obj: object, name: str) -> bool:
+    """Whether reading `obj.name` runs none of the student's code: Python's or torch's own attribute
+    machinery, no class attribute of that name (a property, a descriptor), and the value in the
+    instance's own dict or an nn.Module's parameters, buffers or submodules."""
+    cls = _type(obj)
+    if cls.__getattribute__ is not _object_getattribute:
+        return False
+    try:
+        if any(name in _vars(c) for c in cls.__mro__):
+            return False
+        own = _object_getattribute(obj, "__dict__")
+    except (AttributeError, TypeError):   # no __dict__ (slots, builtins): not worth following
+        return False
+    if not _isinstance(own, dict):
+        return False
+    if name in own:
+        return True
+    if not _isinstance(obj, _Module) or _getattr(cls, "__getattr__", None) is not _module_getattr:
+        return False
+    return any(_isinstance(own.get(part), dict) and name in own[part] for part in ("_parameters", "_buffers", "_modules"))
 
 
 def _signature(obj: object) -> list:

@@ -89,9 +89,11 @@ def warm() -> None:
     validates a notebook; an autograde run also imports the SQLite dialect, the kernelspec lookup
     (ipykernel, IPython) and the course's preprocessors (which its config file names); and it judges
     the test cells itself (`judge.verdicts`), with torch, the tests' own helpers and what the notebooks'
-    setup cells import (about 2 s of imports a run). Each is made or imported here once, as the run would
-    make or import it; the runs stay fresh processes. Nothing here starts a thread (a fork would copy it
-    half-made): torch is imported, never run.
+    setup cells import (about 2 s of imports a run), and torch's symbolic shapes (sympy), which torch
+    imports the first time a test's reference checks a mask in nn.MultiheadAttention (0.45 s of 03's
+    2.0 s of tests, 0.7 s of 07's, measured in one process). Each is made or imported here once, as the
+    run would make or import it; the runs stay fresh processes. Nothing here starts a thread (a fork
+    would copy it half-made): torch is imported, never run.
     """
     import importlib
 
@@ -108,6 +110,7 @@ def warm() -> None:
         pass
     for module in ("sqlalchemy.dialects.sqlite", "ipykernel.kernelspec", "IPython", "codeop",
                    "course_utils.grader.judge.preprocessors", "course_utils.grader.judge.sandbox", "torch",
+                   "torch.fx.experimental.symbolic_shapes",
                    "course_utils.grader.judge.verdicts.cell", "course_utils.notebook.checks",
                    "course_utils.notebook.session", "course_utils.notebook.plotting", "matplotlib.pyplot"):
         try:

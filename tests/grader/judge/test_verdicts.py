@@ -67,6 +67,31 @@ class Record:
 def recorded(record, x):
     record.calls.append(x.shape[0])
     return x.sum()
+
+
+class Counted(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(2, 2)
+        self.reads = 0
+
+    @property
+    def seen(self):
+        self.reads += 1
+        return self.reads
+
+    def swap(self):
+        self.proj = nn.Linear(2, 2)
+
+
+class Shifty:
+    def __init__(self):
+        self.value = 0
+
+    def __getattribute__(self, name):
+        if name == "value":
+            object.__setattr__(self, "value", object.__getattribute__(self, "value") + 1)
+        return object.__getattribute__(self, name)
 '''
 
 
@@ -120,6 +145,31 @@ def test_a_call_returns_data_and_the_kernel_objects_stay_there(link):
     assert isinstance(layer.proj, torch.nn.Linear) and not isinstance(layer.proj, torch.nn.Conv1d)
     assert layer.eval() is layer   # the kernel's own object comes back as the same stand-in
     assert isinstance(layer, Layer) and not isinstance(torch.zeros(1), Layer)
+
+
+def test_a_plain_attribute_is_asked_once_until_the_next_request_of_another_kind(link):
+    """Reading `m.proj.weight` runs none of the student's code: read again before anything else is asked,
+    it comes from the grader's copy, as the same object (as `m.proj.weight is m.proj.weight` in one process)."""
+    Counted, = fetch(link, "Counted")
+    m = Counted()
+    asked = len(link.channel.sizes)
+    first = m.proj.weight
+    assert m.proj is m.proj and m.proj.weight is first
+    assert len(link.channel.sizes) == asked + 2, "m.proj, then its weight: once each"
+    m.swap()   # a call: it may rebind anything, and does
+    assert not torch.equal(m.proj.weight, first)
+
+
+def test_an_attribute_whose_reading_runs_the_students_code_is_asked_every_time(link):
+    Counted, Shifty = fetch(link, "Counted", "Shifty")
+    m, s = Counted(), Shifty()
+    assert [m.seen, m.seen, m.reads] == [1, 2, 2]    # a property
+    assert [s.value, s.value] == [1, 2]              # the class's own __getattribute__
+    m.proj
+    asked = len(link.channel.sizes)
+    m.seen
+    m.proj
+    assert len(link.channel.sizes) == asked + 2, "after a property ran, nothing read before it is trusted"
 
 
 def test_gradients_cross_both_ways(link):

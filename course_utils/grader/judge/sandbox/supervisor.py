@@ -41,9 +41,12 @@ def _preload() -> None:
     """What every graded notebook imports first: imported while the job before still runs.
 
     Not matplotlib: it reads its backend from MPLBACKEND when imported, which ipykernel sets when it starts.
+    torch's symbolic shapes (sympy, half a second) are imported the first time anything runs
+    nn.MultiheadAttention or torch._check_with, which most notebooks' cells do.
     """
     import ipykernel.kernelapp  # noqa: F401
     import torch  # noqa: F401
+    import torch.fx.experimental.symbolic_shapes  # noqa: F401
 
 
 def _read_all(fd: int) -> bytes:
