@@ -52,7 +52,7 @@ _data_ptr = torch.Tensor.data_ptr
 _isinstance, _getattr, _setattr, _delattr, _len, _iter = (builtins.isinstance, builtins.getattr, builtins.setattr,
                                                           builtins.delattr, builtins.len, builtins.iter)
 _type, _vars, _object_getattribute = builtins.type, builtins.vars, object.__getattribute__
-_Module, _module_getattr = torch.nn.Module, torch.nn.Module.__getattr__
+_Module, _module_getattr, _Parameter, _type_type = torch.nn.Module, torch.nn.Module.__getattr__, torch.nn.Parameter, type
 _redirect_stderr, _catch_warnings, _simplefilter = contextlib.redirect_stderr, warnings.catch_warnings, \
     warnings.simplefilter
 # Where the grader may ask for an object by name (checks.in_kernel): the notebook's namespace, and these.
@@ -293,7 +293,9 @@ class _Server:
             return {"value": self.encode(_signature(obj))}
         plain = _plain_attribute(obj, name)
         with self.context(request.get("ctx") or {}, used):
-            value = self.encode(_getattr(obj, name))
+            found = _getattr(obj, name)
+            plain = plain and _inert(found)
+            value = self.encode(found)
         # The grader may read it again from its own copy until its next request of another kind.
         return {"plain": value} if plain else {"value": value}
 
@@ -461,6 +463,18 @@ def _plain_attribute(obj: object, name: str) -> bool:
     if not _isinstance(obj, _Module) or _getattr(cls, "__getattr__", None) is not _module_getattr:
         return False
     return any(_isinstance(own.get(part), dict) and name in own[part] for part in ("_parameters", "_buffers", "_modules"))
+
+
+def _inert(value: object) -> bool:
+    """Whether sending `value` runs none of the student's code either: a plain tensor, a number or a string,
+    or an object sent by reference whose classes (plain `type`s) leave `__class__` to Python. Not a container,
+    nor a tensor subclass (its __torch_function__ runs as its dtype and shape are read)."""
+    cls = _type(value)
+    if value is None or cls in (_Tensor, _Parameter, bool, int, float, str):
+        return True
+    if issubclass(cls, (_Tensor, list, tuple, dict, set, frozenset)):
+        return False
+    return all(_type(c) is _type_type and "__class__" not in _vars(c) for c in cls.__mro__[:-1])
 
 
 def _signature(obj: object) -> list:

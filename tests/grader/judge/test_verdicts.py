@@ -84,6 +84,21 @@ class Counted(nn.Module):
         self.proj = nn.Linear(2, 2)
 
 
+class Loud(torch.Tensor):
+    reads = 0
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        Loud.reads += 1
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+class Holder:
+    def __init__(self):
+        self.loud = torch.zeros(2).as_subclass(Loud)
+        self.items = [1, 2]
+
+
 class Shifty:
     def __init__(self):
         self.value = 0
@@ -170,6 +185,15 @@ def test_an_attribute_whose_reading_runs_the_students_code_is_asked_every_time(l
     m.seen
     m.proj
     assert len(link.channel.sizes) == asked + 2, "after a property ran, nothing read before it is trusted"
+
+
+def test_an_attribute_whose_sending_may_run_the_students_code_is_asked_every_time(link):
+    """A tensor subclass runs its __torch_function__ as it is sent; a list is a copy its owner may change."""
+    Holder, = fetch(link, "Holder")
+    h = Holder()
+    asked = len(link.channel.sizes)
+    h.loud, h.loud, h.items, h.items
+    assert len(link.channel.sizes) == asked + 4
 
 
 def test_gradients_cross_both_ways(link):
