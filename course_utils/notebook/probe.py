@@ -448,7 +448,7 @@ def _plain_attribute(obj: object, name: str) -> bool:
     machinery, no class attribute of that name (a property, a descriptor), and the value in the
     instance's own dict or an nn.Module's parameters, buffers or submodules."""
     cls = _type(obj)
-    if cls.__getattribute__ is not _object_getattribute:
+    if not _plain_class(cls) or cls.__getattribute__ is not _object_getattribute:
         return False
     try:
         if any(name in _vars(c) for c in cls.__mro__):
@@ -467,14 +467,20 @@ def _plain_attribute(obj: object, name: str) -> bool:
 
 def _inert(value: object) -> bool:
     """Whether sending `value` runs none of the student's code either: a plain tensor, a number or a string,
-    or an object sent by reference whose classes (plain `type`s) leave `__class__` to Python. Not a container,
-    nor a tensor subclass (its __torch_function__ runs as its dtype and shape are read)."""
+    or an object sent by reference whose classes leave `__class__` to Python. Not a container, nor a tensor
+    subclass (its __torch_function__ runs as its dtype and shape are read)."""
     cls = _type(value)
     if value is None or cls in (_Tensor, _Parameter, bool, int, float, str):
         return True
-    if issubclass(cls, (_Tensor, list, tuple, dict, set, frozenset)):
+    if not _plain_class(cls) or issubclass(cls, (_Tensor, list, tuple, dict, set, frozenset)):
         return False
-    return all(_type(c) is _type_type and "__class__" not in _vars(c) for c in cls.__mro__[:-1])
+    return all("__class__" not in _vars(c) for c in cls.__mro__[:-1])
+
+
+def _plain_class(cls: type) -> bool:
+    """Whether `cls` is made by `type` itself, so that reading its attributes (and, as every base's
+    metaclass is then `type` too, its bases') runs no metaclass of the student's."""
+    return _type(cls) is _type_type
 
 
 def _signature(obj: object) -> list:

@@ -99,6 +99,15 @@ class Holder:
         self.items = [1, 2]
 
 
+class Meta(type):
+    pass
+
+
+class Tagged(metaclass=Meta):
+    def __init__(self):
+        self.tag = 1
+
+
 class Shifty:
     def __init__(self):
         self.value = 0
@@ -189,11 +198,12 @@ def test_an_attribute_whose_reading_runs_the_students_code_is_asked_every_time(l
 
 def test_an_attribute_whose_sending_may_run_the_students_code_is_asked_every_time(link):
     """A tensor subclass runs its __torch_function__ as it is sent; a list is a copy its owner may change."""
-    Holder, = fetch(link, "Holder")
-    h = Holder()
+    Holder, Tagged = fetch(link, "Holder", "Tagged")
+    h, t = Holder(), Tagged()
     asked = len(link.channel.sizes)
     h.loud, h.loud, h.items, h.items
-    assert len(link.channel.sizes) == asked + 4
+    t.tag, t.tag   # a metaclass of the student's may answer for its class's attributes
+    assert len(link.channel.sizes) == asked + 6
 
 
 def test_gradients_cross_both_ways(link):
