@@ -74,3 +74,12 @@ def test_test_cells_draw_with_checks_generator_and_patch_nothing(aid):
                 problems.append(f"{name}, line {node.lineno}: {node.func.id}(...) in a test cell: forbid shortcuts with "
                                 "checks.forbidden, change the student's objects through their own methods")
     assert not problems, "\n".join(problems)
+
+
+def test_a_cell_is_read_as_python_or_else_as_ipython_reads_it():
+    """Python is parsed as written (line numbers included); IPython's own syntax is turned into calls first."""
+    plain = parse("\n\nx = 1\nprint(x)  # done?\n")
+    assert [type(n) for n in plain.body] == [ast.Assign, ast.Expr] and plain.body[0].lineno == 3
+    magic = parse("%time y = 2\nz = y")
+    assert isinstance(magic.body[0], ast.Expr) and "run_line_magic" in ast.unparse(magic.body[0])
+    assert isinstance(magic.body[-1], ast.Assign)

@@ -206,6 +206,25 @@ def test_an_attribute_whose_sending_may_run_the_students_code_is_asked_every_tim
     assert len(link.channel.sizes) == asked + 6
 
 
+def test_many_calls_of_a_function_on_data_are_one_request(link, monkeypatch):
+    """checks.each: the loop's results, in one round trip; its first exception stops it, as the loop would."""
+    softmax, broken = fetch(link, "softmax", "broken")
+    xs = [torch.randn(2, 3) for _ in range(5)]
+    asked = len(link.channel.sizes)
+    out = checks.each(softmax, [(x,) for x in xs])
+    assert len(link.channel.sizes) == asked + 1
+    assert all(torch.allclose(o, torch.softmax(x, -1)) for o, x in zip(out, xs))
+    with pytest.raises(RuntimeError):
+        checks.each(broken, [(torch.ones(2, 3),), (torch.ones(2, 2),)])
+    # Only a complete answer counts: a kernel whose helper answers for fewer calls fails the test.
+    def short(function, calls):
+        return [function(*calls[0])]
+    short.__module__, short.__qualname__ = checks.__name__, "_each"   # what the kernel finds by that name
+    monkeypatch.setattr(checks, "_each", short)
+    with pytest.raises(AssertionError, match="did not give 5 results"):
+        checks.each(softmax, [(x,) for x in xs])
+
+
 def test_gradients_cross_both_ways(link):
     softmax, Layer = fetch(link, "softmax", "Layer")
     x = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)

@@ -40,13 +40,19 @@ from course_utils.grader.judge.sandbox.processes import (
 def _preload() -> None:
     """What every graded notebook imports first: imported while the job before still runs.
 
-    Not matplotlib: it reads its backend from MPLBACKEND when imported, which ipykernel sets when it starts.
     torch's symbolic shapes (sympy, half a second) are imported the first time anything runs
-    nn.MultiheadAttention or torch._check_with, which most notebooks' cells do.
+    nn.MultiheadAttention with a mask, torch._check_with or torch.broadcast_shapes, which the cells of
+    several notebooks and the kernel-side helpers of several notebooks' tests do. matplotlib's pyplot
+    (a third of a second) reads its backend from MPLBACKEND when imported: ipykernel sets it to the
+    inline backend as it starts, unless it is set, so it is set here first to what ipykernel would set
+    (pyplot imports the backend itself only when a figure is drawn, by then in the running kernel).
     """
     import ipykernel.kernelapp  # noqa: F401
     import torch  # noqa: F401
     import torch.fx.experimental.symbolic_shapes  # noqa: F401
+
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    import matplotlib.pyplot  # noqa: F401
 
 
 def _read_all(fd: int) -> bytes:
