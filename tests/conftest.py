@@ -1,4 +1,5 @@
 """Shared fixtures: the course under test is this repository."""
+import gc
 import os
 import sys
 from pathlib import Path
@@ -115,6 +116,13 @@ def pytest_configure(config):
     if len(cores) >= count > 1:
         index = int(worker["workerid"].removeprefix("gw"))
         os.sched_setaffinity(0, set(cores[index::count]))
+
+
+def pytest_collection_finish(session):
+    # What collection imported (torch, nbgrader, the course) lives as long as the run: out of
+    # every later garbage collection, whose full passes would otherwise walk it again and again
+    # while tests grade in this process.
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items):

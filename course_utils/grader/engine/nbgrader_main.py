@@ -15,6 +15,7 @@ Protocol, one JSON object per line. In: {"id", "args", "cwd", "env", "log"}. Out
 {"id", "pid"} once the child runs, then {"id", "code"} when it ends (its exit status, or
 minus the signal that killed it).
 """
+import gc
 import json
 import os
 import select
@@ -93,8 +94,20 @@ def warm() -> None:
     imports the first time a test's reference checks a mask in nn.MultiheadAttention (0.45 s of 03's
     2.0 s of tests, 0.7 s of 07's, measured in one process). Each is made or imported here once, as the
     run would make or import it; the runs stay fresh processes. Nothing here starts a thread (a fork
-    would copy it half-made): torch is imported, never run.
+    would copy it half-made): torch is imported, never run. What it made is then frozen out of the
+    garbage collector (`gc.freeze`, as Python's documentation advises for a process that forks): a
+    run's collections then skip this inherited heap, and never write to its pages, which the fork
+    shares with every run until written.
     """
+    gc.disable()   # collecting while importing walks a heap that only grows
+    try:
+        _make_and_import()
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
+def _make_and_import() -> None:
     import importlib
 
     from nbformat.validator import get_validator

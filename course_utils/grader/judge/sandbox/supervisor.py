@@ -18,6 +18,7 @@ its job; at the hand-over it copies the job's notebook folder in and lets the ke
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import shutil
@@ -37,6 +38,24 @@ from course_utils.grader.judge.sandbox.processes import (
 )
 
 
+@contextlib.contextmanager
+def _settled_heap():
+    """Objects made inside stay out of every later garbage collection (`gc.freeze`).
+
+    For what a kernel makes before any student code runs (torch, ipykernel, pyplot): module-level
+    objects that live as long as the kernel. Collecting while importing them only walks a heap that
+    keeps growing (a fifth of the imports' time), and once frozen every later full collection in the
+    kernel skips them (three collections after these imports: 0.5 s, frozen 0.04 s). Objects the
+    student's code makes are collected as usual.
+    """
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
 def _preload() -> None:
     """What every graded notebook imports first: imported while the job before still runs.
 
@@ -47,12 +66,13 @@ def _preload() -> None:
     inline backend as it starts, unless it is set, so it is set here first to what ipykernel would set
     (pyplot imports the backend itself only when a figure is drawn, by then in the running kernel).
     """
-    import ipykernel.kernelapp  # noqa: F401
-    import torch  # noqa: F401
-    import torch.fx.experimental.symbolic_shapes  # noqa: F401
+    with _settled_heap():
+        import ipykernel.kernelapp  # noqa: F401
+        import torch  # noqa: F401
+        import torch.fx.experimental.symbolic_shapes  # noqa: F401
 
-    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    import matplotlib.pyplot  # noqa: F401
+        os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+        import matplotlib.pyplot  # noqa: F401
 
 
 def _read_all(fd: int) -> bytes:
@@ -171,7 +191,10 @@ def start_kernel(argv: list[str]) -> None:
         from ipykernel import kernelapp
 
         sys.argv = ["ipykernel_launcher", *argv, "--IPKernelApp.log_level=ERROR"]
-        kernelapp.launch_new_instance()
+        app = kernelapp.IPKernelApp.instance()   # as kernelapp.launch_new_instance, but its set-up settled
+        with _settled_heap():
+            app.initialize()
+        app.start()
         code = 0
     except BaseException:  # noqa: BLE001  (os._exit below would swallow it)
         import traceback
