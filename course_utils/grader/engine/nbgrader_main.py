@@ -87,7 +87,8 @@ def warm() -> None:
     """Before the first fork: what every run would otherwise do again for itself.
 
     nbformat compiles a JSON-schema validator per (nbformat minor, relaxed) the first time a process
-    validates a notebook; an autograde run also imports the SQLite dialect, the kernelspec lookup
+    validates a notebook; SQLAlchemy configures the gradebook's mappers at a process's first query;
+    an autograde run also imports the SQLite dialect, the kernelspec lookup
     (ipykernel, IPython) and the course's preprocessors (which its config file names); and it judges
     the test cells itself (`judge.verdicts`), with torch, the tests' own helpers and what the notebooks'
     setup cells import (about 2 s of imports a run), and torch's symbolic shapes (sympy), which torch
@@ -119,6 +120,13 @@ def _make_and_import() -> None:
         import matplotlib
 
         matplotlib.use("Agg")   # this process draws nothing; a kernel chooses its own backend
+    except ImportError:
+        pass
+    try:
+        import nbgrader.api  # noqa: F401  (its gradebook's ORM classes)
+        from sqlalchemy.orm import configure_mappers
+
+        configure_mappers()   # else the first query of every run does it: 0.1 s a run
     except ImportError:
         pass
     for module in ("sqlalchemy.dialects.sqlite", "ipykernel.kernelspec", "IPython", "codeop",

@@ -12,8 +12,9 @@ dumpable, which closes its /proc/PID/fd (its report pipe) to the kernel, and its
 pipe that the launcher outside relays, never to the report itself. Where no cgroup holds the job,
 it sets the sandbox's process limit (RLIMIT_NPROC) once it is in the sandbox's own user namespace.
 
-A pre-started sandbox's supervisor forks a kernel that imports torch and ipykernel and waits for
-its job; at the hand-over it copies the job's notebook folder in and lets the kernel start.
+A pre-started sandbox's supervisor forks a kernel that imports torch, ipykernel and pyplot
+(`_preload`, with the garbage collector paused and then frozen: `_settled_heap`) and waits for its
+job; at the hand-over it copies the job's notebook folder in and lets the kernel start.
 """
 from __future__ import annotations
 
