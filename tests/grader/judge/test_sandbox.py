@@ -7,6 +7,7 @@ what a student's code meets. tests/grader/test_grading_security.py does the same
 `course autograde`, as root and as an ordinary account.
 """
 import contextlib
+import gc
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ import pytest
 from conftest import ROOT
 from hostile import LoopbackListener, leftover_processes
 from course_utils.grader.judge import sandbox
+from course_utils.grader.judge.sandbox import supervisor
 
 MARKER = "course-sandbox-test-leftover"
 PACKAGE = sandbox.layout.package_folder()  # course_utils/, where this package is installed
@@ -117,6 +119,16 @@ def test_a_process_limit_per_sandbox_is_set_only_where_linux_counts_it_per_user_
     from course_utils.grader.judge.sandbox.limits import counts_per_namespace
 
     assert counts_per_namespace(release) is counted
+
+
+def test_what_a_kernel_makes_before_its_job_is_frozen_out_of_the_collector_which_runs_again_after():
+    frozen = gc.get_freeze_count()
+    with pytest.raises(RuntimeError), supervisor._settled_heap():
+        assert not gc.isenabled(), "no collection while the kernel imports"
+        made = [[] for _ in range(1000)]
+        raise RuntimeError("an import that failed")
+    assert gc.isenabled(), "the student's code runs with the collector on, even after a failed import"
+    assert gc.get_freeze_count() >= frozen + len(made)
 
 
 def test_leftover_processes_are_ended_and_each_counted_once():
