@@ -15,7 +15,6 @@ Protocol, one JSON object per line. In: {"id", "args", "cwd", "env", "log"}. Out
 {"id", "pid"} once the child runs, then {"id", "code"} when it ends (its exit status, or
 minus the signal that killed it).
 """
-import gc
 import json
 import os
 import select
@@ -100,44 +99,34 @@ def warm() -> None:
     run's collections then skip this inherited heap, and never write to its pages, which the fork
     shares with every run until written.
     """
-    gc.disable()   # collecting while importing walks a heap that only grows
-    try:
-        _make_and_import()
-    finally:
-        gc.freeze()
-        gc.enable()
-
-
-def _make_and_import() -> None:
     import importlib
 
-    from nbformat.validator import get_validator
+    from course_utils.grader.judge.sandbox.processes import settled_heap
 
-    for minor in (4, 5):
-        for relaxed in (False, True):
-            get_validator(4, minor, relax_add_props=relaxed)
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")   # this process draws nothing; a kernel chooses its own backend
-    except ImportError:
-        pass
-    try:
+    with settled_heap():
         import nbgrader.api  # noqa: F401  (its gradebook's ORM classes)
+        from nbformat.validator import get_validator
         from sqlalchemy.orm import configure_mappers
 
+        for minor in (4, 5):
+            for relaxed in (False, True):
+                get_validator(4, minor, relax_add_props=relaxed)
         configure_mappers()   # else the first query of every run does it: 0.1 s a run
-    except ImportError:
-        pass
-    for module in ("sqlalchemy.dialects.sqlite", "ipykernel.kernelspec", "IPython", "codeop",
-                   "course_utils.grader.judge.preprocessors", "course_utils.grader.judge.sandbox", "torch",
-                   "torch.fx.experimental.symbolic_shapes",
-                   "course_utils.grader.judge.verdicts.cell", "course_utils.notebook.checks",
-                   "course_utils.notebook.session", "course_utils.notebook.plotting", "matplotlib.pyplot"):
         try:
-            importlib.import_module(module)
-        except ImportError:  # a run that needs it reports the error itself
+            import matplotlib
+
+            matplotlib.use("Agg")   # this process draws nothing; a kernel chooses its own backend
+        except ImportError:
             pass
+        for module in ("sqlalchemy.dialects.sqlite", "ipykernel.kernelspec", "IPython", "codeop",
+                       "course_utils.grader.judge.preprocessors", "course_utils.grader.judge.sandbox", "torch",
+                       "torch.fx.experimental.symbolic_shapes",
+                       "course_utils.grader.judge.verdicts.cell", "course_utils.notebook.checks",
+                       "course_utils.notebook.session", "course_utils.notebook.plotting", "matplotlib.pyplot"):
+            try:
+                importlib.import_module(module)
+            except ImportError:  # a run that needs it reports the error itself
+                pass
     _one_thread()
 
 

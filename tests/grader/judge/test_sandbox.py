@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT
 from hostile import LoopbackListener, leftover_processes
 from course_utils.grader.judge import sandbox
-from course_utils.grader.judge.sandbox import supervisor
+from course_utils.grader.judge.sandbox.processes import settled_heap
 
 MARKER = "course-sandbox-test-leftover"
 PACKAGE = sandbox.layout.package_folder()  # course_utils/, where this package is installed
@@ -123,7 +123,7 @@ def test_a_process_limit_per_sandbox_is_set_only_where_linux_counts_it_per_user_
 
 def test_what_a_kernel_makes_before_its_job_is_frozen_out_of_the_collector_which_runs_again_after():
     frozen = gc.get_freeze_count()
-    with pytest.raises(RuntimeError), supervisor._settled_heap():
+    with pytest.raises(RuntimeError), settled_heap():
         assert not gc.isenabled(), "no collection while the kernel imports"
         made = [[] for _ in range(1000)]
         raise RuntimeError("an import that failed")

@@ -13,13 +13,12 @@ pipe that the launcher outside relays, never to the report itself. Where no cgro
 it sets the sandbox's process limit (RLIMIT_NPROC) once it is in the sandbox's own user namespace.
 
 A pre-started sandbox's supervisor forks a kernel that imports torch, ipykernel and pyplot
-(`_preload`, with the garbage collector paused and then frozen: `_settled_heap`) and waits for its
+(`_preload`, with the garbage collector paused and then frozen: `settled_heap`) and waits for its
 job; at the hand-over it copies the job's notebook folder in and lets the kernel start.
 """
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
 import shutil
@@ -36,25 +35,8 @@ from course_utils.grader.judge.sandbox.processes import (
     become_subreaper,
     end_leftovers,
     prctl,
+    settled_heap,
 )
-
-
-@contextlib.contextmanager
-def _settled_heap():
-    """Objects made inside stay out of every later garbage collection (`gc.freeze`).
-
-    For what a kernel makes before any student code runs (torch, ipykernel, pyplot): module-level
-    objects that live as long as the kernel. Collecting while importing them only walks a heap that
-    keeps growing (a fifth of the imports' time), and once frozen every later full collection in the
-    kernel skips them (three collections after these imports: 0.5 s, frozen 0.04 s). Objects the
-    student's code makes are collected as usual.
-    """
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
 
 
 def _preload() -> None:
@@ -67,7 +49,7 @@ def _preload() -> None:
     inline backend as it starts, unless it is set, so it is set here first to what ipykernel would set
     (pyplot imports the backend itself only when a figure is drawn, by then in the running kernel).
     """
-    with _settled_heap():
+    with settled_heap():
         import ipykernel.kernelapp  # noqa: F401
         import torch  # noqa: F401
         import torch.fx.experimental.symbolic_shapes  # noqa: F401
@@ -193,7 +175,7 @@ def start_kernel(argv: list[str]) -> None:
 
         sys.argv = ["ipykernel_launcher", *argv, "--IPKernelApp.log_level=ERROR"]
         app = kernelapp.IPKernelApp.instance()   # as kernelapp.launch_new_instance, but its set-up settled
-        with _settled_heap():
+        with settled_heap():
             app.initialize()
         app.start()
         code = 0
