@@ -22,7 +22,6 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from course_utils.course import Course, CourseError, load_config
 from course_utils.grader.engine import gradebook
@@ -33,9 +32,6 @@ from course_utils.grader.engine.nbgrader_runner import generate, make_scratch_ro
 from course_utils.grader.engine.lock import course_lock
 from course_utils.grader.engine.records import CSV_COLUMNS, RETRIED, GradeRecord
 from course_utils.grader.judge.sanitize import BrokenSubmission, locate, read_submission
-
-if TYPE_CHECKING:
-    from traitlets.config import Config
 
 
 def available_cores() -> int:
@@ -282,18 +278,19 @@ def _grade(course: Course, ids: list[str] | None, workers: int, scheduler: str |
         results = schedulers.run_local(jobs(), workers)
     by_key = {(sub.student, sub.aid): sub for sub in todo}
     bar = tqdm(total=len(todo), desc="grading", unit="submission", disable=not progress or not todo)
-    settings = load_config(course.root)  # the late-penalty plugin is set there
-    for result in results:
-        sub = by_key[result.student_id, result.assignment]
-        record = _merge(course, db_url, result, sub, settings, keep_manual)
-        if record.retry:
-            record.detail += f"; {RETRIED}"
-        records[sub.student, sub.aid] = record
-        # The report before the journal: a run killed between the two regrades this submission
-        # next time, where the other order would leave a journalled grade missing from the report.
-        write_csv([record], report, order=known)
-        journal.append({**record.summary(), "fingerprint": sub.stamp, "db_url": db_url, "retry": record.retry})
-        bar.update(1)
+    # The late-penalty plugin is set in the course's config.
+    with gradebook.Recorder(db_url, course.course_id, load_config(course.root)) as recorder:
+        for result in results:
+            sub = by_key[result.student_id, result.assignment]
+            record = _merge(course, recorder, result, sub, keep_manual)
+            if record.retry:
+                record.detail += f"; {RETRIED}"
+            records[sub.student, sub.aid] = record
+            # The report before the journal: a run killed between the two regrades this submission
+            # next time, where the other order would leave a journalled grade missing from the report.
+            write_csv([record], report, order=known)
+            journal.append({**record.summary(), "fingerprint": sub.stamp, "db_url": db_url, "retry": record.retry})
+            bar.update(1)
     bar.close()
     for record in changed:
         records[record.student_id, record.assignment] = record
@@ -342,7 +339,7 @@ def error_log(course: Course, aid: str, student: str) -> Path:
     return course.build("grading", "errors", aid, f"{student}.log")
 
 
-def _merge(course: Course, db_url: str, result: GradeRecord, sub: _Submission, settings: Config,
+def _merge(course: Course, recorder: gradebook.Recorder, result: GradeRecord, sub: _Submission,
            keep_manual: bool) -> GradeRecord:
     """Record a finished job in the gradebook and autograded/; return the record as the class sees it."""
     result.flags = [*result.flags, *sub.flags] + ([f"misnamed notebook: {sub.renamed}"] if sub.renamed else [])
@@ -355,8 +352,7 @@ def _merge(course: Course, db_url: str, result: GradeRecord, sub: _Submission, s
             log.write_text(result.log)
         return result
     try:
-        result.score, result.late_submission_penalty = gradebook.retried(lambda: gradebook.record(
-            db_url, course.course_id, result, config=settings, keep_manual=keep_manual))
+        result.score, result.late_submission_penalty = recorder.record(result, keep_manual=keep_manual)
     except Exception as error:  # noqa: BLE001  (after its retries: this row waits for the next run)
         return replace(result, status="error", score=0.0, max_score=sub.max_score, retry=True,
                        detail=f"could not record the grade in the gradebook ({type(error).__name__}: "

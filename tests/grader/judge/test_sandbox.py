@@ -281,6 +281,7 @@ print("root", sorted(os.listdir("/")))
 print("here", os.getcwd(), sorted(os.listdir(".")))
 print("home", os.path.expanduser("~"))
 print("secret", os.environ.get("COURSE_TEST_SECRET"))
+print("debugger", hasattr(get_ipython().kernel, "debugger"))
 for path in ("/etc/shadow", "/root/.ssh", "{root}/solutions", "{root}/gradebook.db", "{package}"):
     print("exists", path, os.path.exists(path))
 for place in ("/dev/planted", "/planted"):
@@ -311,6 +312,7 @@ def test_a_kernel_runs_unprivileged_alone_with_a_private_dev_and_copy_of_its_fol
     assert f"exists {ROOT}/solutions False" in printed and f"exists {PACKAGE} True" in printed, \
         "of the course, only its package"
     assert lines["here"].startswith(f"{sandbox.HOME}/01_x") and "data.txt" in lines["here"]
+    assert lines["debugger"] == "False", "nobody debugs a graded kernel (ipykernel's debugger imports debugpy)"
     assert lines["secret"] == "None" and "exists /etc/shadow False" in printed and "exists /root/.ssh False" in printed
     planted = os.path.exists("/dev/planted")
     with contextlib.suppress(OSError):  # a failing sandbox must not leave it for the next run

@@ -39,20 +39,27 @@ from course_utils.grader.judge.sandbox.processes import (
 )
 
 
+def _without_debugger() -> None:
+    """ipykernel without its debugger: nobody debugs a graded kernel, and ipykernel imports debugpy
+    (and pydevd, about a hundred modules: 45 ms of CPU in every kernel) only when it can."""
+    sys.modules.setdefault("debugpy", None)
+
+
 def _preload() -> None:
     """What every graded notebook imports first: imported while the job before still runs.
 
-    torch's symbolic shapes (sympy, half a second) are imported the first time anything runs
-    nn.MultiheadAttention with a mask, torch._check_with or torch.broadcast_shapes, which the cells of
-    several notebooks and the kernel-side helpers of several notebooks' tests do. matplotlib's pyplot
+    Not torch's symbolic shapes (sympy, 0.2 s of CPU), which torch imports the first time anything
+    runs nn.MultiheadAttention with a mask, torch._check_with or torch.broadcast_shapes: the graded
+    runs of three notebooks of eleven do (03, 04 and 07, whose kernels import them when they get
+    there), and the others would pay for them in every kernel. matplotlib's pyplot
     (a third of a second) reads its backend from MPLBACKEND when imported: ipykernel sets it to the
     inline backend as it starts, unless it is set, so it is set here first to what ipykernel would set
     (pyplot imports the backend itself only when a figure is drawn, by then in the running kernel).
     """
+    _without_debugger()
     with settled_heap():
         import ipykernel.kernelapp  # noqa: F401
         import torch  # noqa: F401
-        import torch.fx.experimental.symbolic_shapes  # noqa: F401
 
         os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
         import matplotlib.pyplot  # noqa: F401
@@ -171,6 +178,7 @@ def start_kernel(argv: list[str]) -> None:
         os.environ.pop("JPY_PARENT_PID", None)  # its parent is the supervisor, not jupyter_client's process
         signal.signal(signal.SIGINT, signal.default_int_handler)
         prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
+        _without_debugger()
         from ipykernel import kernelapp
 
         sys.argv = ["ipykernel_launcher", *argv, "--IPKernelApp.log_level=ERROR"]

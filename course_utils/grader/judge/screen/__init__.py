@@ -15,7 +15,7 @@ into `def f(T): T.cpu = ...`, `trusted.sdpa` in an attention exercise are all fo
 allowlist is a finding, with its cell and line (docs/grading-security.md has the table).
 
 A finding is not a verdict: the submission is graded all the same, and held for the instructor to
-look at (`gradebook.record`). Honest answers written in unusual ways (helper classes, threads,
+look at (`gradebook.Recorder`). Honest answers written in unusual ways (helper classes, threads,
 `torch.compile`, plots, much printing) raise none: tests/grader/judge/test_screen_honest.py and the
 catalogue's right answers prove it. The modules: `parsing` (cells as Python, one parse at a time),
 `magics`, `context` (the assignment's side), `scopes` and `values` (what each expression may be),
