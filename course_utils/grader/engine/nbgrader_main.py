@@ -93,9 +93,9 @@ def warm() -> None:
     setup cells import (about 2 s of imports a run), and torch's symbolic shapes (sympy), which torch
     imports the first time a test's reference checks a mask in nn.MultiheadAttention (0.45 s of 03's
     2.0 s of tests, 0.7 s of 07's, measured in one process). Each is made or imported here once, as the
-    run would make or import it, and nbgrader's metadata schemas are checked once
-    (`check_metadata_schemas_once`), and a run's gradebooks share an engine (`one_engine_per_gradebook`);
-    the runs stay fresh processes. Nothing here starts a thread (a fork
+    run would make or import it; nbgrader's metadata schemas are checked here once
+    (`check_metadata_schemas_once`), and each run's gradebooks will share one engine
+    (`one_engine_per_gradebook`). The runs stay fresh processes. Nothing here starts a thread (a fork
     would copy it half-made): torch is imported, never run. What it made is then frozen out of the
     garbage collector (`gc.freeze`, as Python's documentation advises for a process that forks): a
     run's collections then skip this inherited heap, and never write to its pages, which the fork

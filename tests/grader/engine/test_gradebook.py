@@ -1,4 +1,5 @@
-"""Writing the gradebook: one connection per run, a briefly unreachable database tried again (on a new connection), a lasting failure raised."""
+"""Writing the gradebook: one connection per run, a briefly unreachable database tried again (on a new
+connection), a lasting failure raised."""
 import pytest
 
 from course_utils.grader.engine.gradebook import retried

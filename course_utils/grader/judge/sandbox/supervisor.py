@@ -51,7 +51,7 @@ def _preload() -> None:
     Not torch's symbolic shapes (sympy, 0.2 s of CPU), which torch imports the first time anything
     runs nn.MultiheadAttention with a mask, torch._check_with or torch.broadcast_shapes: the graded
     runs of three notebooks of eleven do (03, 04 and 07, whose kernels import them when they get
-    there), and the others would pay for them in every kernel. matplotlib's pyplot
+    there, for the same 0.2 s), and the others would pay for them in every kernel. matplotlib's pyplot
     (a third of a second) reads its backend from MPLBACKEND when imported: ipykernel sets it to the
     inline backend as it starts, unless it is set, so it is set here first to what ipykernel would set
     (pyplot imports the backend itself only when a figure is drawn, by then in the running kernel).
