@@ -32,14 +32,27 @@ def _listening_port():
 
 
 def lab_token(server, log, port):
-    """The token of the link `course lab` (process `server`, output in `log`) prints, once it prints it."""
+    """The token of the link `course lab` (process `server`, output in `log`) prints, once it prints
+    it and the port takes connections.
+
+    Jupyter Server logs its link before it listens: it binds the port in a callback of the event loop
+    that starts after the log lines, so a request made as soon as the link appears can be refused.
+    """
     deadline = time.time() + 90
+    token = None
     while True:
         assert server.poll() is None, f"course lab exited with {server.returncode}:\n{log.read_text()}"
-        assert time.time() < deadline, f"course lab printed no link within 90 s:\n{log.read_text()}"
-        found = re.search(rf"http://127\.0\.0\.1:{port}/lab/tree/notebooks\?token=(\w+)", log.read_text())
-        if found:
-            return found.group(1)
+        assert time.time() < deadline, (f"course lab {'took no connection' if token else 'printed no link'} "
+                                        f"within 90 s:\n{log.read_text()}")
+        if token is None:
+            found = re.search(rf"http://127\.0\.0\.1:{port}/lab/tree/notebooks\?token=(\w+)", log.read_text())
+            token = found and found.group(1)
+        if token:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                return token
+            except ConnectionRefusedError:
+                pass
         time.sleep(0.3)
 
 
