@@ -192,9 +192,13 @@ def read_report(report_lines: Iterable[str], kernel_ran: bool = True) -> Report:
 def _limit_note(kind: str, detail: object) -> str:
     """What the row's detail says of a limit a grading preprocessor reported (see preprocessors/execute_verdicts)."""
     if kind == "output":
-        chars = detail.get("chars") if isinstance(detail, dict) else None
-        return (f"a cell printed more than {chars} characters: the grader kept the first {chars} of its output"
-                if isinstance(chars, int) else "a cell printed more than the grader keeps: its output was cut")
+        limit = detail if isinstance(detail, dict) else {}
+        if isinstance(limit.get("chars"), int):
+            return f"a cell printed more than {limit['chars']} characters: the grader kept the first {limit['chars']} of its output"
+        if isinstance(limit.get("message_bytes"), int):
+            return (f"a cell printed more than {limit['message_bytes'] >> 20} MB at once, which the grader refuses: "
+                    "its output was cut")
+        return "a cell printed more than the grader keeps: its output was cut"
     return f"the test {detail} ran longer than the time limit per cell (course autograde --cell-timeout)"
 
 

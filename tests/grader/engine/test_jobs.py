@@ -33,6 +33,15 @@ def test_read_report_turns_the_sandbox_report_into_flags_and_filled_places():
     assert report.full == ["tmp"]
 
 
+def test_output_cut_by_either_limit_is_named_once_in_the_detail():
+    report = read_report([_line("started", 1), _line("output", {"cell": 3, "chars": 200}),
+                          _line("output", {"cell": 5, "chars": 200}), _line("output", {"cell": 5, "message_bytes": 2 << 20}),
+                          _line("output", "odd")])
+    assert report.notes == ["a cell printed more than 200 characters: the grader kept the first 200 of its output",
+                            "a cell printed more than 2 MB at once, which the grader refuses: its output was cut",
+                            "a cell printed more than the grader keeps: its output was cut"]
+
+
 def test_each_left_process_counts_once_whoever_ended_it():
     """The sandbox's supervisor and nbgrader's own subreaper may both report a process: one process."""
     report = read_report([_line("started", 1), _line("outlived", [4, 5, 6]), _line("outlived", [6])])

@@ -113,6 +113,8 @@ for _ in range(3):
     print("w" * (50 << 20))
 '''
 
+AFTER_PRINTS = 'print("printed after the flood")'
+
 # Writes a forged finding into every fd of every other process it can see (as an ordinary account the
 # kernel runs as the supervisor's uid), and would truncate any file it reached.
 HANDLES = '''
@@ -139,11 +141,12 @@ print("reached", _reached)
 '''
 
 
-def _perfect_and(code):
+def _perfect_and(*codes):
+    """A perfect notebook with a cell of each of `codes` after the hidden softmax tests."""
     def make(release, solution):
         nb = S.perfect(release, solution)
         at = next(i for i, c in enumerate(nb.cells) if ipynb.nbgrader_meta(c).get("grade_id") == "hidden_softmax")
-        nb.cells.insert(at + 1, nbformat.v4.new_code_cell(code))
+        nb.cells[at + 1:at + 1] = [nbformat.v4.new_code_cell(code) for code in codes]
         return nb
     return make
 
@@ -163,7 +166,7 @@ CLASS = {
     "b_memory": _perfect_and(MEMORY),
     "c_fork_bomb": _perfect_and(FORK_BOMB),
     "d_floods_stdout": _perfect_and(FLOOD),
-    "d_floods_its_cells": _perfect_and(PRINTS),
+    "d_floods_its_cells": _perfect_and(PRINTS, AFTER_PRINTS),
     "e_links_to_a_honest": None,    # a link to a_honest's notebook
     "f_links_a_folder": None,       # a student folder that is a link to a_honest's
     "g_writes_to_handles": _edits_a_test_and(HANDLES),
@@ -408,13 +411,19 @@ def test_what_a_kernel_prints_to_its_own_stdout_fills_neither_the_disk_nor_the_g
 def test_what_a_cell_prints_is_cut_while_it_is_collected(graded):
     """300 MB printed through the kernel's channel: nbgrader's process, which collects the notebook's outputs,
     keeps a cell's first characters and refuses the largest messages at its socket, so that its memory stays
-    near what grading an honest notebook takes (the fork server's torch, shared, most of it)."""
+    near what grading an honest notebook takes (the fork server's torch, shared, most of it), then connects
+    to the kernel again for the cells after."""
     rows, _, watch, scratch = graded
     row = rows["d_floods_its_cells"]
     assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]), _said(row)
-    assert "a cell printed more than" in row["detail"], row["detail"]
+    assert "a cell printed more than 200000 characters" in row["detail"], row["detail"]
+    assert "MB at once, which the grader refuses" in row["detail"], row["detail"]
     assert 0 < watch.nbgrader < 1 << 30, f"an nbgrader run reached {watch.nbgrader >> 20} MB"
-    assert len(json.dumps(ipynb.read(scratch.autograded("d_floods_its_cells", AID)).cells)) < 2 << 20
+    cells = ipynb.read(scratch.autograded("d_floods_its_cells", AID)).cells
+    assert len(json.dumps(cells)) < 2 << 20
+    after = next(c for c in cells if c.source == AFTER_PRINTS)
+    assert [o.get("text") for o in after.outputs] == ["printed after the flood\n"], \
+        "the cells after a refused message keep their output (the grader connects to the kernel again)"
 
 
 @pytest.mark.slow

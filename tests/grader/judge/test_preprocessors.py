@@ -1,9 +1,11 @@
 """The course's nbgrader preprocessors and the job config that swaps them into nbgrader's lists."""
 import nbformat
+import pytest
 from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, LimitOutput,
                                     OverwriteCells)
 from traitlets.config import Config
 
+from course_utils.grader.judge.preprocessors import execute_verdicts
 from course_utils.grader.judge.preprocessors import (ExecuteVerdicts, KeepFirstGradeId, LimitOutputSize,
                                                      RestoreGradedCells, StripCellMetadata, configure_autograde)
 
@@ -47,6 +49,24 @@ def test_limit_output_size_cuts_long_text_and_keeps_short_text():
     assert cell.outputs[0].text.startswith("x" * 10) and "40 more characters cut" in cell.outputs[0].text
     assert cell.outputs[1].data["text/plain"].startswith("y" * 10) and len(cell.outputs[1].data["text/plain"]) < 60
     assert cell.outputs[2].text == "short"
+
+
+@pytest.mark.slow
+def test_a_message_over_the_limit_cuts_its_cell_and_the_cells_after_keep_their_output(tmp_path, monkeypatch):
+    """The iopub socket refuses the message (libzmq then drops that connection for good): the cell says its
+    output was cut, the report says so, and a new connection brings the next cells' output."""
+    monkeypatch.setattr(execute_verdicts, "MAX_MESSAGE_BYTES", 1 << 20)
+    reported = []
+    monkeypatch.setattr(execute_verdicts, "record", lambda kind, detail: reported.append((kind, detail)))
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in (
+        'print("before")', 'print("w" * (2 << 20))', 'print("after")', 'print("and after that")')])
+    config = configure_autograde(Config(), cell_timeout=60)
+    ExecuteVerdicts(config=config, kernel_name="python3").preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    texts = [[output.get("text", "") for output in cell.outputs] for cell in nb.cells]
+    assert texts[0] == ["before\n"]
+    assert "larger than the grader takes (1 MB)" in texts[1][-1] and not any("w" * 1000 in t for t in texts[1])
+    assert texts[2:] == [["after\n"], ["and after that\n"]], "the cells after the refused message lost their output"
+    assert reported == [("output", {"cell": 1, "message_bytes": 1 << 20})]
 
 
 def test_configure_autograde_swaps_nbgraders_classes_and_keeps_the_rest():

@@ -15,6 +15,7 @@ kernel's messages on the iopub channel are refused beyond `max_message_bytes` by
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -42,7 +43,13 @@ class CappedKernelClient(AsyncKernelClient):
 
     ZMQ_MAXMSGSIZE must be set before the socket connects, so the socket is made here as
     jupyter_client makes it (ConnectionFileMixin._create_connected_socket), with the option first.
+    libzmq ends the connection of a peer that sends a larger message and, that being a protocol
+    error, never reconnects it: the rest of the notebook would run with no output and wait out
+    nbclient's iopub timeout at every cell. A monitor on the socket sees the disconnection
+    (`iopub_refused`), and `reconnect_iopub` makes a new socket.
     """
+
+    _iopub_monitor: zmq.Socket | None = None
 
     def _create_connected_socket(self, channel: str, identity: bytes | None = None) -> zmq.Socket:
         if channel != "iopub" or self.curve_publickey is not None:
@@ -52,8 +59,39 @@ class CappedKernelClient(AsyncKernelClient):
         socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
         if identity:
             socket.identity = identity
+        address = f"inproc://course-iopub-monitor-{id(socket)}"
+        socket.monitor(address, zmq.EVENT_DISCONNECTED)
+        # A blocking socket on the same libzmq context (inproc needs it): polled between cells, never awaited.
+        self._iopub_monitor = zmq.Context.shadow(self.context.underlying).socket(zmq.PAIR)
+        self._iopub_monitor.connect(address)
         socket.connect(self._make_url(channel))
         return socket
+
+    def iopub_refused(self) -> bool:
+        """Whether the iopub connection ended since the last call (a message over the limit, in practice)."""
+        ended = False
+        while self._iopub_monitor is not None and self._iopub_monitor.poll(0):
+            self._iopub_monitor.recv_multipart()
+            ended = True
+        return ended
+
+    def reconnect_iopub(self, timeout: float) -> None:
+        """A new iopub socket, ready once the kernel's reply to kernel_info reaches it (or `timeout` passes)."""
+        if self._iopub_channel is not None:
+            self._iopub_channel.close()
+            self._iopub_channel = None
+        self._close_monitor()
+        with contextlib.suppress(RuntimeError):  # the kernel gone or silent: the next cell finds out
+            run_sync(self.wait_for_ready)(timeout=timeout)
+
+    def stop_channels(self) -> None:
+        self._close_monitor()  # first: the context's end waits for every socket, and it does not know this one
+        super().stop_channels()
+
+    def _close_monitor(self) -> None:
+        if self._iopub_monitor is not None:
+            self._iopub_monitor.close(linger=0)
+            self._iopub_monitor = None
 
 
 class ExecuteVerdicts(Execute):
@@ -87,6 +125,10 @@ class ExecuteVerdicts(Execute):
             self._judge(cell)
             return cell, self.resources
         cell, resources = super().preprocess_cell(cell, resources, index)
+        if isinstance(self.kc, CappedKernelClient) and self.kc.iopub_refused():
+            self._cut(cell.outputs, index, {"message_bytes": MAX_MESSAGE_BYTES},
+                      f"a message of this cell's output was larger than the grader takes ({MAX_MESSAGE_BYTES >> 20} MB)")
+            self.kc.reconnect_iopub(timeout=float(self.timeout or 60))
         if meta.get("locked") and not meta.get("grade") and not meta.get("solution"):
             self._notebook.define(cell.source)
         return cell, resources
@@ -123,9 +165,14 @@ class ExecuteVerdicts(Execute):
         size = len(json.dumps(msg.get("content", {}), default=str))
         self._printed[cell_index] = used + size
         if used + size > self.max_output_chars:
-            record("output", {"cell": cell_index, "chars": self.max_output_chars})
-            note = nbformat.v4.new_output("stream", name="stdout", text=(
-                f"\n... [output cut by the grader: this cell printed more than {self.max_output_chars} characters]\n"))
-            outs.append(note)
-            return note
+            return self._cut(outs, cell_index, {"chars": self.max_output_chars},
+                             f"this cell printed more than {self.max_output_chars} characters")
         return super().output(outs, msg, display_id, cell_index)
+
+    def _cut(self, outs: list, cell_index: int, limit: dict, why: str) -> NotebookNode:
+        """Say once, in the cell and in the job's report (`limit`, for the row's detail), that its output was cut."""
+        self._printed[cell_index] = self.max_output_chars + 1
+        record("output", {"cell": cell_index, **limit})
+        note = nbformat.v4.new_output("stream", name="stdout", text=f"\n... [output cut by the grader: {why}]\n")
+        outs.append(note)
+        return note
