@@ -51,3 +51,27 @@ def test_notebooks_run_at_once_each_run_in_their_own_folder(tmp_path):
     for aid in ids:
         executed = nbformat.read(str(tmp_path / "build" / "executed" / f"{aid}.ipynb"), as_version=4)
         assert executed.cells[-1].outputs[0]["text"].strip() == aid
+
+
+@pytest.mark.slow
+def test_each_run_gives_its_kernels_cpu_seconds(tmp_path):
+    """The kernel's CPU time, not the wall clock: a cell that computes for a second counts, one that sleeps does not."""
+    import shutil
+
+    from course_utils.course import Course
+    from course_utils.qa.execute import execute, execution_table
+
+    shutil.copy(COURSE.config_file, tmp_path / "nbgrader_config.py")
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("device, fast, seed = 'cpu', True, 0", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("import time\nuntil = time.process_time() + 1.0\nwhile time.process_time() < until:\n"
+                                  "    pass"),
+        nbformat.v4.new_code_cell("time.sleep(2)")])
+    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    (tmp_path / "solutions" / "01_busy").mkdir(parents=True)
+    nbformat.write(nb, str(tmp_path / "solutions" / "01_busy" / "01_busy.ipynb"))
+    [run] = execute(Course(tmp_path), ["01_busy"])
+    assert run.status == "ok", run.detail
+    assert 1.0 <= run.cpu_seconds < run.seconds - 1.5, (run.cpu_seconds, run.seconds)
+    table = execution_table([run])
+    assert "kernel CPU s" in table.splitlines()[0] and f"{run.cpu_seconds:.1f}" in table.splitlines()[2]
