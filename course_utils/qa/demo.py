@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import datetime
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,7 +52,8 @@ def build_class(course: Course, ids: list[str], folder: Path) -> tuple[Course, d
                       if mistake else submissions.perfect(release_nb, solution_nb)),
         }
 
-    return write_class(course, ids, folder, hand_in, fresh=True), mistakes
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return write_class(course, ids, folder, hand_in, fresh=True, submitted_at=now), mistakes
 
 
 def demo(course: Course) -> bool:
@@ -91,7 +93,10 @@ def demo(course: Course) -> bool:
     ok &= _as_expected(rows, mistakes)
 
     minutes = (time.perf_counter() - started) / 60
-    print(f"\nDemo {'passed' if ok else 'FAILED'} in {minutes:.1f} min.")
+    print(f"\nDemo {'passed' if ok else 'FAILED'} in {minutes:.1f} min. What it wrote:")
+    print(f"      {course.build('executed').relative_to(course.root)}/  every notebook as it ran, outputs and figures")
+    print(f"      {folder.relative_to(course.root)}/  the class, a course root of its own: in it, try "
+          "`course feedback`, `course report` and `course export`")
     return ok
 
 

@@ -5,6 +5,7 @@ grades a real class; `failure_messages` reads what each failing test said.
 """
 from __future__ import annotations
 
+import datetime
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -24,12 +25,14 @@ if TYPE_CHECKING:
 HandIn = Callable[[str, "NotebookNode", "NotebookNode"], "dict[str, NotebookNode | bytes | None]"]
 
 
-def write_class(course: Course, ids: list[str], folder: Path, hand_in: HandIn, fresh: bool = False) -> Course:
+def write_class(course: Course, ids: list[str], folder: Path, hand_in: HandIn, fresh: bool = False,
+                submitted_at: datetime.datetime | None = None) -> Course:
     """A scratch course root at `folder` holding a made-up class's submissions; return it.
 
     For each assignment of `ids` the release is generated with nbgrader, then
     `hand_in(aid, release_nb, solution_nb)` says what each student hands in.
-    `fresh` deletes `folder` first.
+    `fresh` deletes `folder` first. `submitted_at` (aware) is written into each submission's
+    timestamp.txt as nbgrader's exchange writes it, so that grades carry a submission time.
     """
     folder = Path(folder)
     if fresh and folder.exists():
@@ -46,7 +49,15 @@ def write_class(course: Course, ids: list[str], folder: Path, hand_in: HandIn, f
                 path.write_bytes(handed_in)
             elif handed_in is not None:
                 ipynb.write(handed_in, path)
+            if submitted_at is not None and path.exists():
+                (path.parent / "timestamp.txt").write_text(submitted_at.strftime(_exchange_timestamp_format()))
     return scratch
+
+
+def _exchange_timestamp_format() -> str:
+    from nbgrader.exchange.abc.exchange import Exchange
+
+    return Exchange.class_traits()["timestamp_format"].default()
 
 
 Messages = dict[str, tuple[str, str, str]]  # failing test cell -> (error name, message, traceback)

@@ -5,6 +5,7 @@ machine without a GPU, as CI is), so this test is also the suite's check that ev
 notebook runs without error, and, through course_utils.qa.figure_audit, that every figure is
 readable: one execution serves all three, which keeps the suite short.
 """
+import csv
 import os
 import re
 
@@ -35,6 +36,11 @@ def test_course_demo_end_to_end_with_readable_figures(tmp_path):
         assert re.search(rf"^{aid}\s+ok\s", out, flags=re.M), f"{aid} did not execute cleanly:\n{out}"
         assert (ROOT / "build" / "executed" / f"{aid}.ipynb").is_file()
     assert "in sync" in out and "Demo passed" in out
+    assert "kernel CPU s" in out, "each notebook's CPU seconds, what a run costs on any machine"
+    assert "build/demo-class/  the class, a course root of its own" in out, "the demo says where it wrote"
+    with (ROOT / "build" / "demo-class" / "reports" / "grades.csv").open() as handle:
+        stamps = {row["timestamp"] for row in csv.DictReader(handle)}
+    assert "" not in stamps and len(stamps) == 1, f"every submission carries the class's submission time: {stamps}"
 
     # Every figure has a title (or its figure a suptitle) and axis labels, and reads in
     # grayscale: no rainbow or diverging colour map, no two curves told apart by colour alone.
