@@ -27,7 +27,7 @@ NOTEBOOK_PACKAGE = "course_utils.notebook"
 # kernel's machinery), and of `progress` only its summary (`standing` runs test code it reads from a file).
 NOTEBOOK_MODULES = {"checks": "*", "trusted": "*", "plotting": "*", "seeding": "*", "device": "*",
                     "translation_data": "*", "listening": "*", "progress": "summary",
-                    "session": "setup_notebook Session", "budget": "SafetyLimit"}
+                    "session": "setup_notebook Session", "budget": "SafetyLimit", "readout": "*"}
 
 # Settings made to be set (what a notebook may assign into a module), and matplotlib's settings of
 # how plots look (rcParams keys; not "backend", which imports a module by name).

@@ -1,0 +1,36 @@
+"""Readings written by the run: the sentences of a notebook that state its numbers.
+
+For students, who compare the text with what their run printed. A paragraph that quotes a
+measurement ("SASRec's NDCG@10 is 0.597, the bigram's 0.599") is true only of the run that made
+it; on another seed, machine or answer it misleads. So the notebooks write such sentences from
+the run's own results, in a code cell after the table (`reading`), and compare with `ahead`, which
+says which of two numbers is ahead only when the gap is larger than the noise the caller names.
+Text that explains *why* stays in Markdown, written so that it holds whichever way the run went.
+"""
+from __future__ import annotations
+
+
+def ahead(first: tuple[str, float], second: tuple[str, float], noise: float, unit: str = "") -> str:
+    """A clause comparing two named numbers: which is ahead and by how much, or that they are level
+    (the gap within `noise`, e.g. a standard error or a tolerance across thread counts)."""
+    (a_name, a), (b_name, b) = first, second
+    gap = abs(a - b)
+    if gap <= noise:
+        return f"{a_name} and {b_name} are level ({a:.3f} against {b:.3f}{unit}, a gap within the noise of {noise:.3f})"
+    (high_name, high), (low_name, low) = (first, second) if a > b else (second, first)
+    return f"{high_name} is ahead of {low_name} ({high:.3f} against {low:.3f}{unit})"
+
+
+def reading(text: str) -> None:
+    """Show `text` (Markdown) as this cell's reading: rendered in JupyterLab, plain text elsewhere."""
+    bundle = {"text/markdown": text, "text/plain": text}
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        get_ipython = None
+    if get_ipython is None or get_ipython() is None:
+        print(text)
+        return
+    from IPython.display import display
+
+    display(bundle, raw=True)
