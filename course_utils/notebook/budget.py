@@ -14,6 +14,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from course_utils.notebook.readout import show
+
 _warnings: list[str] = []   # what stopped early in this kernel, in the order it happened
 _hooked: set[int] = set()   # the shells whose pre_run_cell shows them
 
@@ -59,13 +61,7 @@ def box(messages: list[str]) -> dict[str, str]:
 
 
 def _show(messages: list[str] | None = None) -> None:
-    bundle = box(messages if messages is not None else _warnings)
-    if _shell() is None:   # a plain Python process: IPython's display would print the dict
-        print(bundle["text/plain"])
-        return
-    from IPython.display import display
-
-    display(bundle, raw=True)
+    show(box(messages if messages is not None else _warnings))
 
 
 def _shell() -> object | None:

@@ -23,13 +23,18 @@ def ahead(first: tuple[str, float], second: tuple[str, float], noise: float, uni
 
 def reading(text: str) -> None:
     """Show `text` (Markdown) as this cell's reading: rendered in JupyterLab, plain text elsewhere."""
-    bundle = {"text/markdown": text, "text/plain": text}
+    show({"text/markdown": text, "text/plain": text})
+
+
+def show(bundle: dict[str, str]) -> None:
+    """Display a bundle of representations in IPython, or print its text/plain outside it (where
+    IPython's display would print the dict)."""
     try:
         from IPython import get_ipython
     except ImportError:
         get_ipython = None
     if get_ipython is None or get_ipython() is None:
-        print(text)
+        print(bundle["text/plain"])
         return
     from IPython.display import display
 
