@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from course_utils.notebook.readout import show
+from course_utils.notebook.readout import _shell, show
 
 _warnings: list[str] = []   # what stopped early in this kernel, in the order it happened
 _hooked: set[int] = set()   # the shells whose pre_run_cell shows them
@@ -62,11 +62,3 @@ def box(messages: list[str]) -> dict[str, str]:
 
 def _show(messages: list[str] | None = None) -> None:
     show(box(messages if messages is not None else _warnings))
-
-
-def _shell() -> object | None:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return get_ipython()

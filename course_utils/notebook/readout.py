@@ -29,13 +29,19 @@ def reading(text: str) -> None:
 def show(bundle: dict[str, str]) -> None:
     """Display a bundle of representations in IPython, or print its text/plain outside it (where
     IPython's display would print the dict)."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        get_ipython = None
-    if get_ipython is None or get_ipython() is None:
+    if _shell() is None:
         print(bundle["text/plain"])
         return
     from IPython.display import display
 
     display(bundle, raw=True)
+
+
+def _shell() -> object | None:
+    """The running IPython shell, or None (a plain Python process). Private: the screen's allowlist
+    takes this module's public names, and student code must not reach IPython's machinery."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    return get_ipython()

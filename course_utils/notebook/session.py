@@ -8,6 +8,7 @@ import torch
 
 from course_utils.notebook import tracing
 from course_utils.notebook.device import pick_device
+from course_utils.notebook.readout import _shell
 from course_utils.notebook.seeding import seed_everything
 
 
@@ -62,14 +63,6 @@ def setup_notebook(device: str = "auto", fast: bool | str = "auto", seed: int = 
     seed_everything(seed)
     print(f"fast mode: {'on' if fast else 'off'} ({why}) | seed: {seed}")
     return Session(device=chosen, fast=fast, seed=int(seed), grading=grading)
-
-
-def _shell() -> object | None:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    return get_ipython()
 
 
 def _minimal_tracebacks() -> None:

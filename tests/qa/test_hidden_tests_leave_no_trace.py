@@ -94,14 +94,9 @@ def first_touch(statements: list[ast.stmt], name: str) -> str | None:
             elif kind == "read" and _reads(node, name):
                 return "read"
             elif kind == "bind" and name in bound(ast.Module(body=[node] if isinstance(node, ast.stmt) else
-                                                             [ast.Expr(node)], type_ignores=[])) | _targets(node):
+                                                             [ast.Expr(node)], type_ignores=[])):
                 return "bound"
     return None
-
-
-def _targets(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} \
-        if not isinstance(node, ast.stmt) else set()
 
 
 def leaks(nb) -> list[str]:
