@@ -1,10 +1,14 @@
-"""The README's commands are the ones CI runs, and each one is exercised by a test."""
+"""The README's commands are the ones CI runs, and each command it and the guides it links to show
+is exercised by a test."""
 import re
 
 from conftest import ROOT
 from course_utils.cli import build_parser
 
 README = (ROOT / "README.md").read_text()
+# The README stays short; the guides it sends each reader to show the rest of the commands.
+GUIDES = ("docs/students.md", "docs/instructors.md", "docs/testing.md")
+SHOWN = "\n".join([README] + [(ROOT / guide).read_text() for guide in GUIDES])
 
 # Each command the README shows, and the test that runs it.
 EXERCISED_BY = {
@@ -20,6 +24,7 @@ EXERCISED_BY = {
     "course generate --check": "test_release.py",
     "course autograde": "grader/engine/test_pipeline.py",
     "course demo": "qa/test_demo.py",
+    "course demo --help": "cli/test_cli.py",
     ".venv/bin/course generate --check": "test_release.py",
     ".venv/bin/course execute --fast": "qa/test_execute.py",  # and qa/test_demo.py
     ".venv/bin/course autograde --workers 2": "grader/engine/test_grading_scale.py",
@@ -55,16 +60,16 @@ EXERCISED_BY = {
 }
 
 
-def _readme_commands():
-    blocks = re.findall(r"```bash\n(.*?)```", README, flags=re.S)
-    inline = re.findall(r"`((?:\.venv/bin/|course )[^`]*)`", README)
+def _readme_commands(text=SHOWN):
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    inline = re.findall(r"`((?:\.venv/bin/|course )[^`]*)`", text)
     return {line.strip() for block in blocks for line in block.splitlines() if line.strip()} | set(inline)
 
 
 def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     # The one that sets up and tests (the README also shows the fast layer's pytest command).
-    test_command = next(c for c in _readme_commands() if "pytest" in c and "pip install" in c)
+    test_command = next(c for c in _readme_commands(README) if "pytest" in c and "pip install" in c)
     assert test_command in ci.splitlines(), ".ci/run must run the README's test command verbatim"
 
 
@@ -72,7 +77,7 @@ def test_every_readme_command_is_exercised():
     unmapped = _readme_commands() - set(EXERCISED_BY)
     assert not unmapped, f"README commands no test exercises: {unmapped}"
     for command, where in EXERCISED_BY.items():
-        assert command in README, f"stale entry: {command}"
+        assert command in SHOWN, f"stale entry: {command}"
         path = ROOT / where if where.startswith(".ci") else ROOT / "tests" / where
         assert path.is_file(), where
 
@@ -80,7 +85,7 @@ def test_every_readme_command_is_exercised():
 def test_readme_course_subcommands_exist():
     parser = build_parser()
     known = set(parser._subparsers._group_actions[0].choices)
-    used = set(re.findall(r"`(?:\.venv/bin/)?course (\w+)", README))
+    used = set(re.findall(r"`(?:\.venv/bin/)?course (\w+)", SHOWN))
     assert used <= known, f"README uses unknown course subcommands: {used - known}"
 
 
@@ -89,7 +94,8 @@ def test_readme_catalogue_table_counts_the_catalogue():
 
     from conftest import COURSE
 
-    rows = re.findall(r"^\| (\d\d_\w+) \| (\d+) \| (\d+) \| (\d+) \|$", README, flags=re.M)
+    testing = (ROOT / "docs" / "testing.md").read_text()
+    rows = re.findall(r"^\| (\d\d_\w+) \| (\d+) \| (\d+) \| (\d+) \|$", testing, flags=re.M)
     stated = {aid: tuple(map(int, numbers)) for aid, *numbers in rows}
     actual = {}
     for aid in COURSE.ids():
@@ -97,9 +103,10 @@ def test_readme_catalogue_table_counts_the_catalogue():
         if entries:
             actual[aid] = (len({e.grade_id for e in entries}), sum(e.kind == "wrong" for e in entries),
                            sum(e.kind == "right" for e in entries))
-    assert stated == actual, "update the catalogue table in README.md"
+    assert stated == actual, "update the catalogue table in docs/testing.md"
     wrong, right = sum(v[1] for v in actual.values()), sum(v[2] for v in actual.values())
-    assert f"{wrong} of {wrong} wrong answers" in README and f"{right} of {right} right answers" in README
+    for text in (testing, README):
+        assert f"{wrong} of {wrong} wrong answers" in text and f"{right} of {right} right answers" in text
 
 
 def test_binder_badge_launches_this_repository_into_the_notebooks():

@@ -17,7 +17,7 @@ def add_student(parser: argparse.ArgumentParser) -> None:
                         help="only this student (nbgrader's student id; repeat for more)")
 
 
-# The environment variable a course's nbgrader_config.py may read its gradebook URL from (README: "One
+# The environment variable a course's nbgrader_config.py may read its gradebook URL from (docs/instructors.md: "One
 # gradebook"); `course lab --db-url` sets it for the server, whose formgrader rereads that file.
 DB_URL_ENV = "COURSE_DB_URL"
 DB_URL_HELP = ("SQLAlchemy URL of the gradebook, e.g. postgresql://USER@HOST/DB (default: c.CourseDirectory.db_url "

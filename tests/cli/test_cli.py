@@ -20,6 +20,17 @@ def test_outside_a_course_says_where_to_run(tmp_path):
     assert result.returncode == 2 and "Run `course` from inside the repository" in result.stderr
 
 
+def test_demo_help_says_what_it_does_and_where_it_writes(capsys):
+    from course_utils.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["demo", "--help"])
+    text = capsys.readouterr().out
+    for words in ("execute every solution notebook", "build/executed/", "build/demo-class/", "grades.csv",
+                  "course feedback", "Exit status"):
+        assert words in text, words
+
+
 def test_missing_solution_notebook_is_named(tmp_path):
     (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.source_directory = "solutions"\n')
     (tmp_path / "solutions" / "01_empty").mkdir(parents=True)

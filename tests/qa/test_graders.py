@@ -17,7 +17,7 @@ from course_utils.qa import catalogue
 
 MIN_WRONG, MIN_RIGHT = 4, 2
 MIN_SEEN = 2 / 3  # the share of an exercise's wrong answers its visible tests alone must catch
-README = (ROOT / "README.md").read_text()
+TESTING = (ROOT / "docs" / "testing.md").read_text()   # the tables of what the graders catch
 
 
 def _exercises(aid):
@@ -81,10 +81,10 @@ def test_graders_catch_wrong_answers_and_accept_right_ones(aid):
     assert not problems, "\n".join(problems[:20])
 
     # The visible tests teach: most mistakes show up before the student hands in. The
-    # README's table states each exercise's measured rates.
+    # table in docs/testing.md states each exercise's measured rates.
     for rate in catalogue.rates(verdicts):
         unseen = [v.entry for v in verdicts if v.exercise == rate.exercise and v.expected == "less" and not v.seen]
         assert rate.seen >= MIN_SEEN * rate.wrong, \
             f"{rate.exercise}: the visible tests catch {rate.seen} of {rate.wrong}; they miss {unseen}"
         row = f"| {aid} | {rate.exercise} | {rate.wrong} | {rate.caught} | {rate.seen} |"
-        assert row in README, f"update README.md's visible-test table: {row}"
+        assert row in TESTING, f"update the visible-test table of docs/testing.md: {row}"
