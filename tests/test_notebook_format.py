@@ -33,9 +33,13 @@ def test_parameters_cell(path):
     nb = nbformat.read(str(path), as_version=4)
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1, "exactly one cell tagged 'parameters'"
-    names = {t.id for node in ast.parse(tagged[0].source).body if isinstance(node, ast.Assign)
-             for t in node.targets}
-    assert names == {"device", "fast", "seed"}
+    values = {t.id: node.value for node in ast.parse(tagged[0].source).body if isinstance(node, ast.Assign)
+              for t in node.targets}
+    assert {"device", "fast", "seed"} <= set(values)
+    # Anything more switches on a long study (07's ablation): off by default, so that full mode still
+    # fits its time on one GPU and a grader's run, which sets only these three, never starts one.
+    extras = {name: value for name, value in values.items() if name not in ("device", "fast", "seed")}
+    assert all(isinstance(v, ast.Constant) and v.value is False for v in extras.values()), extras
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.parent.name)
@@ -93,14 +97,12 @@ DEPARTURE = "**Departure from the paper.**"
 
 
 def test_every_departure_from_the_paper_is_in_the_readmes_list():
-    """A notebook that boxes a choice the paper does not make is named in the README's list, and
+    """A notebook that boxes a choice the paper does not make is named in docs/departures.md, and
     the list names no notebook without such a box."""
-    readme = (COURSE.root / "README.md").read_text()
-    assert "### Departures from the paper" in readme
-    section = readme.split("### Departures from the paper", 1)[1].split("\n## ", 1)[0]
+    section = (COURSE.root / "docs" / "departures.md").read_text()
     listed = set(re.findall(r"^- \*\*(\d\d)\*\*:", section, flags=re.M))
     boxed = {aid[:2] for aid in IDS
              if any(c.cell_type == "markdown" and DEPARTURE in c.source
                     for c in nbformat.read(str(COURSE.solution(aid)), as_version=4).cells)}
-    assert boxed, "no notebook has a departure box: the README's list would be empty"
-    assert listed == boxed, f"boxed in notebooks {sorted(boxed)}, listed in the README {sorted(listed)}"
+    assert boxed, "no notebook has a departure box: the list would be empty"
+    assert listed == boxed, f"boxed in notebooks {sorted(boxed)}, listed in docs/departures.md {sorted(listed)}"

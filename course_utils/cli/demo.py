@@ -10,7 +10,8 @@ The course's main job, end to end, on this machine:
 
 1. check that notebooks/ is what solutions/ gives;
 2. execute every solution notebook (fast mode on a CPU, full mode on a CUDA GPU)
-   into build/executed/, printing each notebook's seconds and kernel CPU seconds;
+   into build/executed/, printing each notebook's seconds and kernel CPU seconds,
+   and (fast mode) check every measured number the prose states is one the run printed;
 3. write a sample class into build/demo-class/, a course root with its own
    gradebook.db: ada hands in the answers, alan the blank release, grace one
    mistake from the bug catalogue per graded notebook;

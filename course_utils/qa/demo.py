@@ -1,7 +1,8 @@
 """`course demo`: the course's main job, end to end, on an embedded sample class.
 
 1. check the release is in sync with the solutions;
-2. execute every solution notebook (fast on a CPU, full on a CUDA GPU);
+2. execute every solution notebook (fast on a CPU, full on a CUDA GPU) and, in fast mode, audit
+   their prose: every measured number it states is one the run printed (course_utils.qa.claims);
 3. build a sample class in build/demo-class/ (a scratch course root with its own SQLite
    gradebook): ada hands in perfect answers, alan the blank release, grace makes one
    plausible mistake per graded notebook (taken from the bug catalogue);
@@ -20,7 +21,7 @@ from course_utils.course import Course
 from course_utils.grader.term import release
 from course_utils.grader.engine.pipeline import autograde, available_cores
 from course_utils.grader.engine.records import GradeRecord, score_table
-from course_utils.qa import catalogue, submissions
+from course_utils.qa import catalogue, claims, submissions
 from course_utils.qa.execute import execute, execution_table
 from course_utils.qa.sample_class import write_class
 
@@ -74,6 +75,16 @@ def demo(course: Course) -> bool:
     runs = execute(course, ids, device="cuda" if gpu else "cpu", fast=not gpu, workers=min(2, available_cores()))
     print(execution_table(runs))
     ok &= all(r.status == "ok" for r in runs)
+    if gpu:
+        print("      prose not audited: it states the fast mode's numbers, and this run was the full mode")
+    else:
+        problems = audit_claims(course, [r.output for r in runs if r.status == "ok"])
+        for problem in problems:
+            print(f"      prose: {problem}")
+        print(f"      prose: every measured number stated is this run's or listed as recorded "
+              f"({sum(r.status == 'ok' for r in runs)} notebooks)" if not problems else
+              f"      prose: {len(problems)} stated numbers this run contradicts")
+        ok &= not problems
 
     folder = course.build("demo-class")
     print(f"\n[3/4] Sample class in {folder.relative_to(course.root)}/ (a course root with its own gradebook.db)")
@@ -98,6 +109,14 @@ def demo(course: Course) -> bool:
     print(f"      {folder.relative_to(course.root)}/  the class, a course root of its own: in it, try "
           "`course feedback`, `course report` and `course export`")
     return ok
+
+
+def audit_claims(course: Course, executed: list[Path]) -> list[str]:
+    """The claims audit of executed notebooks, each problem prefixed with its notebook."""
+    import nbformat
+
+    return [f"{path.stem}: {problem}" for path in executed
+            for problem in claims.audit(nbformat.read(str(path), as_version=4), course.root)]
 
 
 def _as_expected(rows: list[GradeRecord], mistakes: dict[str, catalogue.Entry]) -> bool:

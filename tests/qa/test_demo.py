@@ -3,7 +3,8 @@
 The demo executes every solution notebook with papermill in fast mode on the CPU (on a
 machine without a GPU, as CI is), so this test is also the suite's check that every
 notebook runs without error, and, through course_utils.qa.figure_audit, that every figure is
-readable: one execution serves all three, which keeps the suite short.
+readable, and, through course_utils.qa.claims, that every measured number the prose states is one
+its run printed: one execution serves all four, which keeps the suite short.
 """
 import csv
 import os
@@ -13,7 +14,7 @@ import nbformat
 import pytest
 
 from conftest import COURSE, IDS, ROOT, run_course
-from course_utils.qa import figure_audit
+from course_utils.qa import claims, figure_audit
 
 DRAWS = ("plt.", "attention_heatmap(", "line_plot(", ".plot(", ".imshow(")
 
@@ -51,3 +52,20 @@ def test_course_demo_end_to_end_with_readable_figures(tmp_path):
     assert not silent, f"these notebooks draw figures but none was recorded: {silent}"
     issues = [f"{r['notebook']} cell [{r.get('cell')}]: {p}" for r in records for p in figure_audit.problems(r)]
     assert not issues, "figures a reader cannot read:\n" + "\n".join(issues)
+
+    # The claims audit passed inside the demo; here it must also refuse a wrong number planted in the
+    # prose of a real notebook: the first number a reading takes from the run, moved to a value the run
+    # printed nowhere.
+    assert "prose: every measured number stated is this run's" in out
+    executed = {aid: nbformat.read(str(ROOT / "build" / "executed" / f"{aid}.ipynb"), as_version=4) for aid in IDS}
+    assert all(claims.audit(nb, ROOT) == [] for nb in executed.values())
+    aid, cell, number = next((aid, cell, s) for aid, nb in executed.items() for cell in nb.cells
+                             if cell.cell_type == "markdown" and not cell.metadata.get("course", {}).get("claims")
+                             for s in claims.stated_numbers(cell.source))
+    printed = claims.printed_values(executed[aid])
+    wrong = next(f"{number.value + k * 10 ** -number.decimals:.{number.decimals}f}" for k in range(7, 1000)
+                 if not claims.matches(claims.Stated("", number.value + k * 10 ** -number.decimals,
+                                                      number.decimals, number.percent), printed))
+    cell.source = cell.source.replace(number.text.rstrip(" %\u2009\u202f\u00a0"), wrong, 1)
+    problems = claims.audit(executed[aid], ROOT)
+    assert len(problems) == 1 and wrong in problems[0], (aid, number, wrong, problems)
