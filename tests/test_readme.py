@@ -126,3 +126,19 @@ def test_readme_screenshot_exists():
     for image in images:
         data = (ROOT / image).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 20_000, f"{image} is not a real screenshot"
+
+
+def test_every_number_the_readme_states_is_a_recorded_one():
+    """The README quotes measurements (times) only as recorded in docs/testing.md, as the notebooks' prose
+    quotes only its run (course_utils.qa.claims): a number that the record does not hold is stale."""
+    from course_utils.qa import claims
+
+    # One hand-written table holds them (docs/testing.md, "How long things take"): a number found somewhere among
+    # the thousands in docs/ would vouch for nothing.
+    testing = (ROOT / "docs" / "testing.md").read_text()
+    table = testing.split("## How long things take", 1)[1].split("\n## ", 1)[0]
+    recorded = [value for value, _ in claims.numbers_in(table)]
+    stated = claims.stated_numbers(README)
+    assert stated, "the README states no measured number: this test would check nothing"
+    unrecorded = [s.text for s in stated if not claims.matches(s, [(value, s.percent) for value in recorded])]
+    assert not unrecorded, f"README numbers that docs/testing.md's 'How long things take' does not record: {unrecorded}"
