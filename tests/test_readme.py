@@ -138,7 +138,8 @@ def test_every_number_the_readme_states_is_a_recorded_one():
     testing = (ROOT / "docs" / "testing.md").read_text()
     table = testing.split("## How long things take", 1)[1].split("\n## ", 1)[0]
     recorded = [value for value, _ in claims.numbers_in(table)]
-    stated = claims.stated_numbers(README)
+    # Its counts ("414 of 414 wrong answers") are the catalogue's, checked against it by the test above.
+    stated = [s for s in claims.stated_numbers(README) if s.decimals or s.percent]
     assert stated, "the README states no measured number: this test would check nothing"
     unrecorded = [s.text for s in stated if not claims.matches(s, [(value, s.percent) for value in recorded])]
     assert not unrecorded, f"README numbers that docs/testing.md's 'How long things take' does not record: {unrecorded}"

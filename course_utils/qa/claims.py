@@ -18,8 +18,8 @@ A conclusion the text draws from the run ("both beams beat greedy on the test sp
 line of output that decides it: `course.claims.conclusions` lists such lines, and each must be printed
 above the text or in its section, else the text reads a run that did not happen.
 
-Anything else is a problem, and so is a listed number the cell no longer states. Integers are not
-audited (a count or a size rarely drifts without a decimal beside it that does), nor numbers in
+Anything else is a problem, and so is a listed number the cell no longer states. Whole numbers are
+audited only as counts ("25 of 200": both must be the run's); sizes and settings are not, nor numbers in
 math (`$...$`), code (`` `...` ``), links' addresses, or section, table and figure references.
 
 Why not a library: the numbers to find are the prose's own (thin spaces, "%" apart, "x" suffixes),
@@ -67,6 +67,12 @@ def _value(number: str) -> tuple[float, int]:
     return float(plain), len(mantissa.split(".")[1]) if "." in mantissa else 0
 
 
+# A count out of a total, "25 of 200" or "10 of greedy's 25": two whole numbers that a run measured.
+_WHOLE = r"(\d{1,3}(?:[,\u2009\u202f\u00a0]\d{3})+|\d+)"
+COUNT = re.compile(r"(?<![\w.])" + _WHOLE + r" of (?:the |its |their |[\w']+'s )?" + _WHOLE +
+                   r"(?![\w%]|\.\d|[\u2009\u202f\u00a0 ]%)")
+
+
 def stated_numbers(markdown: str) -> list[Stated]:
     """The measured-looking numbers of a markdown text (see the module's docstring)."""
     for pattern in _SKIP:
@@ -78,6 +84,9 @@ def stated_numbers(markdown: str) -> list[Stated]:
             continue                        # "1 200" alone: an integer
         value, decimals = _value(number)
         found.append(Stated(m.group().strip(), value, decimals, bool(m.group("percent"))))
+    for m in COUNT.finditer(markdown):
+        for number in m.groups():
+            found.append(Stated(number.strip(), _value(number.strip())[0], 0, False))
     return found
 
 
@@ -142,12 +151,16 @@ def _claims(cell: NotebookNode) -> dict:
 
 
 def _listed(texts: list[str]) -> list[Stated]:
+    """The numbers a cell's metadata lists, each written as the prose writes it ("0.618", "9.7 %", "21 of 23")
+    or as a whole number ("12")."""
     listed = []
     for text in texts:
-        found = stated_numbers(text)
-        if len(found) != 1:
-            raise ValueError(f"course.claims lists {text!r}: not one number")
-        listed.append(found[0])
+        found = stated_numbers(text) or (
+            [Stated(text, _value(text.strip())[0], 0, False)] if re.fullmatch(r"\d{1,3}(?:,\d{3})*|\d+", text.strip())
+            else [])
+        if not found:
+            raise ValueError(f"course.claims lists {text!r}: no number")
+        listed.extend(found)
     return listed
 
 

@@ -83,3 +83,21 @@ def test_a_conclusion_needs_the_line_that_decides_it():
     assert claims.audit(held, root=None) == []
     reversed_ = _executed(("out", "test: best BLEU: greedy\n"), ("md", "Beam search wins on the test split.", verdict))
     assert any("best BLEU: the paper's beam" in p for p in claims.audit(reversed_, root=None))
+
+
+def test_counts_are_audited_and_other_whole_numbers_are_not():
+    found = [(s.value, s.decimals) for s in claims.stated_numbers(
+        "Beam search got 10 of greedy's 25 right, 3 of 64 exact; 512 dimensions, 6 layers, 2017.")]
+    assert found == [(10, 0), (25, 0), (3, 0), (64, 0)]
+    printed = _executed(("out", "right 10, search errors 25\n"), ("md", "It got 10 of greedy's 25 right."))
+    assert claims.audit(printed, root=None) == []
+    stale = _executed(("out", "right 10, search errors 25\n"), ("md", "It got 12 of greedy's 25 right."))
+    assert any("states 12," in p for p in claims.audit(stale, root=None))
+
+
+def test_a_recorded_count_is_listed_as_the_prose_writes_it(tmp_path):
+    (tmp_path / "runs.md").write_text("| seed 1 | 21 of 23 |\n", encoding="utf-8")
+    nb = _executed(("md", "With seed 1, 21 of 23.", {"recorded": {"runs.md": ["21 of 23"]}}))
+    assert claims.audit(nb, tmp_path) == []
+    wrong = _executed(("md", "With seed 1, 22 of 23.", {"recorded": {"runs.md": ["22 of 23"]}}))
+    assert any("22 is listed as recorded" in p for p in claims.audit(wrong, tmp_path))
