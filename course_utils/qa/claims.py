@@ -28,6 +28,7 @@ and the matching is the course's rule above; no tool we know audits notebook pro
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,7 +43,7 @@ NUMBER = re.compile(
     r"(?<![\w./])"                           # not the tail of a word, a version or a path
     r"(?P<number>\d{1,3}" + _GROUP + r"+(?:\.\d+)?|\d+\.\d+(?:e[-+]?\d+)?|\d+(?=[\u2009\u202f\u00a0 ]?%))"
     r"(?P<percent>[\u2009\u202f\u00a0 ]?%)?"
-    r"(?![\w]*\.\d|\.\d)")                  # not the head of "3.2.1"
+    r"(?!\w*\.\d)")                          # not the head of "3.2.1"
 # Contexts whose numbers are names, not measurements.
 _SKIP = [re.compile(p) for p in (
     r"\$\$.*?\$\$", r"\$[^$\n]*\$",           # math
@@ -121,15 +122,16 @@ def numbers_in(text: str) -> list[tuple[float, bool]]:
     return [(_value(m.group(1))[0], bool(m.group(2))) for m in _PRINTED.finditer(text)]
 
 
-def _printed_text(nb: NotebookNode, section: int | None = None) -> str:
-    return "\n".join(_output_text(cell) for cell, number in zip(nb.cells, sections(nb))
-                     if cell.cell_type == "code" and (section is None or number <= section))
+def _printed_by_section(nb: NotebookNode) -> Callable[[int | None], str]:
+    """What the code cells printed up to the end of a section (None: all of it), each cell's output read once."""
+    outputs = [(number, _output_text(cell)) for cell, number in zip(nb.cells, sections(nb)) if cell.cell_type == "code"]
+    return lambda section: "\n".join(text for number, text in outputs if section is None or number <= section)
 
 
 def printed_values(nb: NotebookNode, section: int | None = None) -> list[tuple[float, bool]]:
     """Every number the code cells printed (up to the end of `section`, or all), and whether a "%"
     followed it."""
-    return numbers_in(_printed_text(nb, section))
+    return numbers_in(_printed_by_section(nb)(section))
 
 
 def matches(stated: Stated, printed: list[tuple[float, bool]]) -> bool:
@@ -156,8 +158,7 @@ def _listed(texts: list[str]) -> list[Stated]:
     listed = []
     for text in texts:
         found = stated_numbers(text) or (
-            [Stated(text, _value(text.strip())[0], 0, False)] if re.fullmatch(r"\d{1,3}(?:,\d{3})*|\d+", text.strip())
-            else [])
+            [Stated(text, _value(text.strip())[0], 0, False)] if re.fullmatch(_WHOLE, text.strip()) else [])
         if not found:
             raise ValueError(f"course.claims lists {text!r}: no number")
         listed.extend(found)
@@ -168,20 +169,24 @@ def audit(nb: NotebookNode, root: Path | None) -> list[str]:
     """Problems with the prose of an executed notebook: numbers it states that its run did not print
     and no listing accounts for, and listings that are stale. `root` is where docs/ lives."""
     problems = []
+    printed_up_to, documents = _printed_by_section(nb), {}
     for index, (cell, section) in enumerate(zip(nb.cells, sections(nb))):
         if cell.cell_type != "markdown":
             continue
         # A reading reads what the run printed above it or in its own section: a number printed further
         # on (often in a table of many numbers) does not vouch for it.
-        printed = printed_values(nb, section)
+        shown = printed_up_to(section)
+        printed = numbers_in(shown)
         where = f"cell {cell.get('id', index)}"
         claims = _claims(cell)
         stated = stated_numbers(cell.source)
         values = {s.value for s in stated}
         accounted = {s.value for s in _listed(claims.get("stated", []))}
         for document, texts in claims.get("recorded", {}).items():
-            path = root / document
-            recorded = numbers_in(path.read_text(encoding="utf-8")) if path.is_file() else []
+            if document not in documents:
+                path = root / document
+                documents[document] = numbers_in(path.read_text(encoding="utf-8")) if path.is_file() else []
+            recorded = documents[document]
             for listed in _listed(texts):
                 # A document's tables often put the "%" in the header: any number of it will do.
                 if not matches(listed, [(value, listed.percent) for value, _ in recorded]):
@@ -194,7 +199,7 @@ def audit(nb: NotebookNode, root: Path | None) -> list[str]:
                 problems.append(f"{where}: states {s.text}, which this run did not print "
                                 "(a stale number? else list it under metadata course.claims)")
         if claims.get("conclusions"):
-            shown = " ".join(_printed_text(nb, section).split())
+            shown = " ".join(shown.split())
             for line in claims["conclusions"]:
                 if " ".join(line.split()) not in shown:
                     problems.append(f"{where}: its conclusion rests on the run printing {line!r}, which this run did not")
