@@ -9,16 +9,29 @@ Text that explains *why* stays in Markdown, written so that it holds whichever w
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 
-def ahead(first: tuple[str, float], second: tuple[str, float], noise: float, unit: str = "") -> str:
+
+def ahead(first: tuple[str, float], second: tuple[str, float], noise: float, unit: str = "", fmt: str = ".3f",
+          beyond: bool = False) -> str:
     """A clause comparing two named numbers: which is ahead and by how much, or that they are level
-    (the gap within `noise`, e.g. a standard error or a tolerance across thread counts)."""
+    (the gap within `noise`, e.g. a standard error or a tolerance across thread counts). `fmt` formats
+    the numbers (".1%" for shares); `beyond` also names the noise when one is ahead."""
     (a_name, a), (b_name, b) = first, second
     gap = abs(a - b)
     if gap <= noise:
-        return f"{a_name} and {b_name} are level ({a:.3f} against {b:.3f}{unit}, a gap within the noise of {noise:.3f})"
+        return (f"{a_name} and {b_name} are level ({a:{fmt}} against {b:{fmt}}{unit}, a gap within the noise of "
+                f"{noise:{fmt}})")
     (high_name, high), (low_name, low) = (first, second) if a > b else (second, first)
-    return f"{high_name} is ahead of {low_name} ({high:.3f} against {low:.3f}{unit})"
+    past = f", beyond the noise of {noise:{fmt}}" if beyond else ""
+    return f"{high_name} is ahead of {low_name} ({high:{fmt}} against {low:{fmt}}{unit}{past})"
+
+
+def noise_of_means(means: Iterable[float], count: int) -> float:
+    """Two standard errors of a mean of `count` values in [0, 1] (a share, a hit rate, an NDCG), for the widest
+    of `means`: a value in [0, 1] with mean m has a standard deviation of at most sqrt(m (1 - m)). A single
+    run cannot tell apart two such means closer than this."""
+    return 2 * max((m * (1 - m) / count) ** 0.5 for m in means)
 
 
 def reading(text: str) -> None:
